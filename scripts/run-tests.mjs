@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// Runs every *.test.ts under src/ and test/ with Node's own test runner, TypeScript loaded by tsx.
+// Usage: node scripts/run-tests.mjs [filter-substring ...]
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+/** @param {string} dir @returns {string[]} */
+function find(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name === 'dist') continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...find(path));
+    else if (name.endsWith('.test.ts')) out.push(relative(root, path));
+  }
+  return out;
+}
+const filters = process.argv.slice(2);
+const files = [...find(join(root, 'src')), ...find(join(root, 'test'))]
+  .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
+  .sort();
+if (files.length === 0) {
+  console.error('no test files matched');
+  process.exit(1);
+}
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files],
+  { cwd: root, stdio: 'inherit', env: { ...process.env, MCP_CHAIN_TEST: '1' } },
+);
+process.exit(result.status ?? 1);

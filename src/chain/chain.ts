@@ -1,0 +1,79 @@
+import { ChainError } from '../errors/chain-error.js';
+import type { McpMessage, Result } from '../message/jsonrpc.js';
+import type { Downstream, SessionInfo, Upstream, UpstreamConnection } from '../upstream/upstream.js';
+import { compose, type Composed } from './compose.js';
+import { createContext } from './context.js';
+import type { Middleware } from './middleware.js';
+
+/**
+ * Middleware in front of a terminal upstream. Client→server traffic runs the middleware in the
+ * order they were added; server→client traffic runs them in reverse. A Chain is itself an
+ * {@link Upstream}, so a chain can be the terminal of another chain.
+ *
+ * @example
+ * const gateway = chain().use(filter({ deny: ['delete_*'] })).use(log()).to(stdio({ command: 'my-server' }));
+ */
+export class Chain implements Upstream {
+  readonly #middleware: Middleware[] = [];
+  #terminal: Upstream | undefined;
+  #compiled: { forward: Composed; backward: Composed } | undefined;
+
+  use(...middleware: Middleware[]): this {
+    if (this.#compiled) throw new ChainError('USAGE', 'use() after the chain was connected');
+    this.#middleware.push(...middleware);
+    return this;
+  }
+
+  /** Sets the terminal upstream: where messages go after the last middleware. */
+  to(upstream: Upstream): this {
+    if (this.#compiled) throw new ChainError('USAGE', 'to() after the chain was connected');
+    this.#terminal = upstream;
+    return this;
+  }
+
+  connect(downstream: Downstream, session: SessionInfo): UpstreamConnection {
+    const terminal = this.#terminal;
+    if (!terminal) throw new ChainError('USAGE', 'the chain has no upstream: end it with .to(upstream)');
+    this.#compiled ??= { forward: compose(this.#middleware), backward: compose([...this.#middleware].reverse()) };
+    const { forward, backward } = this.#compiled;
+
+    /** Server→client traffic runs the stack in reverse on its way to `target`. */
+    const reverse = (target: Downstream): Downstream => ({
+      request: (message, scope) =>
+        backward(createContext(message, 'request', 'toDownstream', session, scope.signal), (ctx) =>
+          target.request(ctx.message, scope.related ? { signal: scope.signal, related: reverse(scope.related) } : scope),
+        ).then(requireResult(message)),
+      notify: (message) =>
+        backward(createContext(message, 'notification', 'toDownstream', session), (ctx) =>
+          target.notify(ctx.message).then(() => undefined),
+        ).then(() => undefined),
+    });
+
+    const inner = terminal.connect(reverse(downstream), session);
+    return {
+      request: (message, scope) =>
+        forward(createContext(message, 'request', 'toUpstream', session, scope.signal), (ctx) =>
+          inner.request(ctx.message, scope.related ? { signal: scope.signal, related: reverse(scope.related) } : scope),
+        ).then(requireResult(message)),
+      notify: (message) =>
+        forward(createContext(message, 'notification', 'toUpstream', session), (ctx) =>
+          inner.notify(ctx.message).then(() => undefined),
+        ).then(() => undefined),
+      close: () => inner.close(),
+    };
+  }
+}
+
+/** Starts a chain, optionally with middleware. */
+export function chain(...middleware: Middleware[]): Chain {
+  return new Chain().use(...middleware);
+}
+
+function requireResult(message: McpMessage): (reply: Result | undefined) => Result {
+  return (reply) => {
+    if (reply === undefined) {
+      throw new ChainError('USAGE', `a middleware returned no result for ${message.method}: did it forget to return next()?`);
+    }
+    return reply;
+  };
+}

@@ -1,0 +1,28 @@
+import type { Reply } from '../message/jsonrpc.js';
+import { type Context, withMessage } from './context.js';
+import type { Middleware } from './middleware.js';
+
+/** The end of an onion: receives the context with the message to forward. */
+export type Terminal = (ctx: Context) => Promise<Reply>;
+
+export type Composed = (ctx: Context, terminal: Terminal) => Promise<Reply>;
+
+/**
+ * Composes middleware into one onion. `next(message)` hands a replacement message to the rest of
+ * the stack; `next` may be called more than once (a retry runs the rest of the stack again).
+ */
+export function compose(middleware: readonly Middleware[]): Composed {
+  const stack = [...middleware];
+  return function composed(ctx, terminal) {
+    function dispatch(i: number, current: Context): Promise<Reply> {
+      const fn = stack[i];
+      if (fn === undefined) return terminal(current);
+      try {
+        return fn(current, (message) => dispatch(i + 1, message === undefined ? current : withMessage(current, message)));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return dispatch(0, ctx);
+  };
+}

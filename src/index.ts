@@ -1,0 +1,38 @@
+// mcp-chain: middleware framework and proxy for the Model Context Protocol.
+export { chain, Chain } from './chain/chain.js';
+export { compose, type Composed, type Terminal } from './chain/compose.js';
+export { createContext, type Context, type ContextState, type Direction } from './chain/context.js';
+export type { Middleware, Next } from './chain/middleware.js';
+export { on, type NotificationHandler, type NotificationOf, type RequestHandler, type RequestOf } from './chain/on.js';
+export { mapList } from './chain/map-list.js';
+export { when } from './chain/when.js';
+export { ErrorCode } from './errors/error-code.js';
+export { McpError } from './errors/mcp-error.js';
+export { ChainError, type ChainErrorCode } from './errors/chain-error.js';
+export type { Logger, LogFields, LogLevel } from './log/logger.js';
+export { stderrLogger, silentLogger } from './log/stderr-logger.js';
+export type {
+  JsonObject,
+  JsonRpcId,
+  JsonRpcMessage,
+  JsonRpcRequest,
+  JsonRpcNotification,
+  JsonRpcResponse,
+  McpMessage,
+  Reply,
+  Result,
+} from './message/jsonrpc.js';
+export { Session, type SessionOptions } from './session/session.js';
+export type { TimeoutOptions } from './session/timeouts.js';
+export type { Transport } from './transport/transport.js';
+export { StreamTransport } from './transport/stream-transport.js';
+export type { Downstream, RequestScope, SessionInfo, Upstream, UpstreamConnection } from './upstream/upstream.js';
+export {
+  local,
+  LocalServer,
+  type LocalCallContext,
+  type LocalPrompt,
+  type LocalResource,
+  type LocalServerOptions,
+  type LocalTool,
+} from './upstream/local.js';

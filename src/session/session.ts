@@ -1,0 +1,217 @@
+import { randomUUID } from 'node:crypto';
+import { ErrorCode } from '../errors/error-code.js';
+import { McpError } from '../errors/mcp-error.js';
+import { silentLogger } from '../log/stderr-logger.js';
+import type { Logger } from '../log/logger.js';
+import type { JsonObject, McpMessage, Result } from '../message/jsonrpc.js';
+import { isJsonObject } from '../message/parse-message.js';
+import { negotiateVersion, supportsBatches } from '../protocol/versions.js';
+import { Peer, type IncomingScope } from '../rpc/peer.js';
+import type { Transport } from '../transport/transport.js';
+import type { Downstream, SessionInfo, Upstream, UpstreamConnection } from '../upstream/upstream.js';
+import { Deadline } from './deadline.js';
+import { resolveTimeouts, timeoutFor, type ResolvedTimeouts, type TimeoutOptions } from './timeouts.js';
+
+export interface SessionOptions {
+  /** Replaces the upstream's `serverInfo` in the `initialize` result. */
+  serverInfo?: { name: string; version: string; title?: string };
+  timeouts?: TimeoutOptions;
+  log?: Logger;
+}
+
+/**
+ * One downstream connection: owns the MCP lifecycle (initialize, version negotiation), request
+ * deadlines, and the correlation of everything that crosses it in both directions. It does not
+ * know what transport it is on, nor what the upstream is.
+ */
+export class Session {
+  readonly info: SessionInfo;
+  readonly #peer: Peer;
+  readonly #connection: UpstreamConnection;
+  readonly #options: SessionOptions;
+  readonly #timeouts: ResolvedTimeouts;
+  readonly #log: Logger;
+  #state: 'new' | 'initializing' | 'ready' | 'closed' = 'new';
+  #protocolVersion: string | undefined;
+  #clientInfo: JsonObject | undefined;
+  #clientCapabilities: JsonObject | undefined;
+  #closing: Promise<void> | undefined;
+  /** Called once when the session has ended (the downstream went away or `close()` was called). */
+  onclose?: () => void;
+
+  constructor(transport: Transport, upstream: Upstream, options: SessionOptions = {}) {
+    this.#options = options;
+    this.#timeouts = resolveTimeouts(options.timeouts);
+    const id = randomUUID();
+    this.#log = (options.log ?? silentLogger).child({ session: id.slice(0, 8) });
+    const read = <T>(get: () => T): { get: () => T; enumerable: true } => ({ get, enumerable: true });
+    this.info = Object.defineProperties({ id, log: this.#log } as SessionInfo, {
+      protocolVersion: read(() => this.#protocolVersion),
+      clientInfo: read(() => this.#clientInfo),
+      clientCapabilities: read(() => this.#clientCapabilities),
+    });
+    this.#peer = new Peer(
+      transport,
+      {
+        request: (message, scope) => this.#onRequest(message, scope),
+        notification: (message) => this.#onNotification(message),
+        closed: () => void this.close(),
+      },
+      {
+        log: this.#log,
+        answerInvalid: true,
+        acceptBatch: () => this.#acceptBatch(),
+      },
+    );
+    this.#connection = upstream.connect(this.#downstream, this.info);
+  }
+
+  start(): Promise<void> {
+    return this.#peer.start();
+  }
+
+  /** Ends the session: in-flight requests are aborted, the upstream connection is closed. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#state = 'closed';
+      await this.#peer.close(new McpError(ErrorCode.ConnectionClosed, 'Session closed'));
+      try {
+        await this.#connection.close();
+      } catch (error) {
+        this.#log.warn('closing the upstream failed', { error: String(error) });
+      }
+      this.onclose?.();
+    })();
+    return this.#closing;
+  }
+
+  /** Server-originated traffic, on its way to the client. */
+  readonly #downstream: Downstream = {
+    request: (message, scope) => {
+      const controller = new AbortController();
+      const deadline = new Deadline(controller, timeoutFor(this.#timeouts, message), this.#timeouts.max);
+      const onAbort = (): void => controller.abort(scope.signal.reason);
+      scope.signal.addEventListener('abort', onAbort, { once: true });
+      if (scope.signal.aborted) onAbort();
+      return this.#peer
+        .request(message, { signal: controller.signal, related: this.#relatedFor(deadline, scope.related) })
+        .finally(() => {
+          deadline.clear();
+          scope.signal.removeEventListener('abort', onAbort);
+        });
+    },
+    notify: (message) => {
+      this.#peer.notify(message);
+      return Promise.resolve();
+    },
+  };
+
+  /** Progress for a request in flight extends its deadline on its way to `target`. */
+  #relatedFor(deadline: Deadline, target: Downstream = this.#downstream): Downstream {
+    return {
+      request: (message, scope) => target.request(message, scope),
+      notify: (message) => {
+        if (message.method === 'notifications/progress' && this.#timeouts.resetOnProgress) deadline.extend();
+        return target.notify(message);
+      },
+    };
+  }
+
+  #acceptBatch(): true | string {
+    if (this.#state !== 'ready') return 'a batch cannot come before initialization completes';
+    const version = this.#protocolVersion ?? '';
+    return supportsBatches(version) ? true : `batches are not supported in protocol version ${version}`;
+  }
+
+  async #onRequest(message: McpMessage, scope: IncomingScope): Promise<Result> {
+    if (message.method === 'initialize') return this.#initialize(message, scope);
+    if (this.#state === 'new' || this.#state === 'initializing') {
+      throw new McpError(ErrorCode.InvalidRequest, `Invalid Request: the session is not initialized; send initialize before ${message.method}`);
+    }
+    if (this.#state === 'closed') throw new McpError(ErrorCode.ConnectionClosed, 'Session closed');
+    return this.#forward(message, scope);
+  }
+
+  async #initialize(message: McpMessage, scope: IncomingScope): Promise<Result> {
+    if (this.#state !== 'new') {
+      throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: initialize was already received in this session');
+    }
+    const params = message.params ?? {};
+    const requested = params.protocolVersion;
+    if (typeof requested !== 'string') {
+      throw new McpError(ErrorCode.InvalidParams, 'Invalid params: initialize needs a protocolVersion string');
+    }
+    this.#state = 'initializing';
+    try {
+      const offered = negotiateVersion(requested);
+      const result = await this.#forward({ method: 'initialize', params: { ...params, protocolVersion: offered } }, scope);
+      const answered = result.protocolVersion;
+      if (typeof answered !== 'string' || negotiateVersion(answered) !== answered) {
+        throw new McpError(
+          ErrorCode.InternalError,
+          `The upstream answered protocol version ${String(answered)}, which mcp-chain does not serve`,
+        );
+      }
+      this.#protocolVersion = answered;
+      this.#clientInfo = isJsonObject(params.clientInfo) ? params.clientInfo : undefined;
+      this.#clientCapabilities = isJsonObject(params.capabilities) ? params.capabilities : undefined;
+      this.#state = 'ready';
+      const { serverInfo } = this.#options;
+      return serverInfo === undefined ? result : { ...result, serverInfo };
+    } catch (error) {
+      if (this.#state === 'initializing') this.#state = 'new';
+      throw error;
+    }
+  }
+
+  /** Sends a downstream request up the chain, under its deadline. */
+  async #forward(message: McpMessage, scope: IncomingScope): Promise<Result> {
+    const controller = new AbortController();
+    const deadline = new Deadline(controller, timeoutFor(this.#timeouts, message), this.#timeouts.max);
+    const onAbort = (): void => controller.abort(scope.signal.reason);
+    scope.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      const reply = await raceAbort(
+        this.#connection.request(message, { signal: controller.signal, related: this.#relatedFor(deadline) }),
+        controller.signal,
+      );
+      if (reply === undefined) {
+        throw new Error(`The chain returned no result for ${message.method}: did a middleware forget to return next()?`);
+      }
+      return reply;
+    } finally {
+      deadline.clear();
+      scope.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  #onNotification(message: McpMessage): void {
+    if (this.#state === 'closed') return;
+    if (this.#state === 'new' && message.method !== 'notifications/initialized') {
+      this.#log.warn('dropped a notification that came before initialize', { method: message.method });
+      return;
+    }
+    this.#connection.notify(message).catch((error: unknown) => {
+      this.#log.warn('forwarding a notification failed', { method: message.method, error: String(error) });
+    });
+  }
+}
+
+/** Settles with `promise`, or rejects with the signal's reason as soon as it aborts. */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

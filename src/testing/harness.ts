@@ -1,0 +1,187 @@
+import { PassThrough } from 'node:stream';
+import { McpError } from '../errors/mcp-error.js';
+import type { Logger } from '../log/logger.js';
+import type { JsonObject, JsonRpcId, McpMessage } from '../message/jsonrpc.js';
+import { LineReader } from '../message/line-reader.js';
+import { isJsonObject } from '../message/parse-message.js';
+import { Session, type SessionOptions } from '../session/session.js';
+import { StreamTransport } from '../transport/stream-transport.js';
+import type { Upstream } from '../upstream/upstream.js';
+
+export interface HarnessOptions extends SessionOptions {
+  /** Send `initialize` and `notifications/initialized` before returning. Default true. */
+  initialize?: boolean;
+  protocolVersion?: string;
+  capabilities?: JsonObject;
+  maxMessageBytes?: number;
+  log?: Logger;
+}
+
+type ServerRequestHandler = (params: JsonObject) => JsonObject | Promise<JsonObject>;
+
+/**
+ * A scripted client in the same process, talking newline-delimited JSON-RPC to a real Session over
+ * in-memory streams: for testing middleware and chains without spawning anything (the way Hono's
+ * `app.request()` tests routes without a socket).
+ *
+ * @example
+ * const h = await harness(chain().use(filter({ deny: ['rm'] })).to(local({ tools })));
+ * assert.deepEqual((await h.request('tools/list')).tools.map((t) => t.name), ['ls']);
+ */
+export class Harness {
+  readonly session: Session;
+  /** Every message the chain sent to the client, in order. */
+  readonly received: unknown[] = [];
+  readonly #input = new PassThrough();
+  readonly #output = new PassThrough();
+  readonly #waiting = new Map<JsonRpcId | null, Array<(message: JsonObject) => void>>();
+  readonly #handlers = new Map<string, ServerRequestHandler>();
+  readonly #listeners = new Set<(message: JsonObject) => void>();
+  #nextId = 1;
+
+  constructor(upstream: Upstream, options: HarnessOptions = {}) {
+    const transport = new StreamTransport(
+      this.#input,
+      this.#output,
+      options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes },
+    );
+    this.session = new Session(transport, upstream, options);
+    const reader = new LineReader({
+      onValue: (value) => this.#onValue(value),
+      onMalformed: (error) => {
+        throw error;
+      },
+    }, 1 << 30);
+    this.#output.on('data', (chunk: Buffer) => reader.push(chunk));
+  }
+
+  /** Sends a request and resolves with its result; an error response rejects with an McpError. */
+  async request(method: string, params?: JsonObject): Promise<JsonObject> {
+    const response = await this.call(method, params);
+    if (isJsonObject(response.error)) {
+      const { code, message, data } = response.error;
+      throw new McpError(Number(code), String(message), data);
+    }
+    return isJsonObject(response.result) ? response.result : {};
+  }
+
+  /** Sends a request and resolves with the whole response message. */
+  call(method: string, params?: JsonObject, id: JsonRpcId = `h${this.#nextId++}`): Promise<JsonObject> {
+    const reply = this.next(id);
+    this.send(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
+    return reply;
+  }
+
+  notify(method: string, params?: JsonObject): void {
+    this.send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
+  }
+
+  /** Writes one JSON value as a line. */
+  send(value: unknown): void {
+    this.sendRaw(JSON.stringify(value) + '\n');
+  }
+
+  /** Writes raw bytes, exactly as given (for framing and bad-input tests). */
+  sendRaw(bytes: string | Buffer): void {
+    this.#input.write(bytes);
+  }
+
+  /** The next response with this id (`null` for errors about unreadable input). */
+  next(id: JsonRpcId | null): Promise<JsonObject> {
+    return new Promise((resolve) => {
+      const list = this.#waiting.get(id) ?? [];
+      list.push(resolve);
+      this.#waiting.set(id, list);
+    });
+  }
+
+  /** Resolves with the first message (after now) for which `predicate` holds. */
+  waitFor(predicate: (message: JsonObject) => boolean): Promise<JsonObject> {
+    return new Promise((resolve) => {
+      const listener = (message: JsonObject): void => {
+        if (!predicate(message)) return;
+        this.#listeners.delete(listener);
+        resolve(message);
+      };
+      this.#listeners.add(listener);
+    });
+  }
+
+  /** Resolves with the next notification of `method`. */
+  notification(method: string): Promise<JsonObject> {
+    return this.waitFor((message) => message.method === method && !('id' in message));
+  }
+
+  /** Answers server→client requests of `method` (sampling, elicitation, roots). */
+  handle(method: string, handler: ServerRequestHandler): void {
+    this.#handlers.set(method, handler);
+  }
+
+  /** Notifications received so far, optionally of one method. */
+  notifications(method?: string): McpMessage[] {
+    return this.received.filter(
+      (m): m is McpMessage => isJsonObject(m) && typeof m.method === 'string' && !('id' in m) && (method === undefined || m.method === method),
+    );
+  }
+
+  async initialize(protocolVersion = '2025-11-25', capabilities: JsonObject = {}): Promise<JsonObject> {
+    const result = await this.request('initialize', {
+      protocolVersion,
+      capabilities,
+      clientInfo: { name: 'mcp-chain-harness', version: '0.0.0' },
+    });
+    this.notify('notifications/initialized');
+    return result;
+  }
+
+  /** Ends the client side: the session sees its downstream go away. */
+  async close(): Promise<void> {
+    this.#input.end();
+    await this.session.close();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  #onValue(value: unknown): void {
+    this.received.push(value);
+    const messages = Array.isArray(value) ? value : [value];
+    for (const message of messages) {
+      if (!isJsonObject(message)) continue;
+      for (const listener of [...this.#listeners]) listener(message);
+      if (typeof message.method === 'string' && 'id' in message) {
+        void this.#answer(message);
+        continue;
+      }
+      if (!('result' in message || 'error' in message)) continue;
+      const id = message.id as JsonRpcId | null;
+      const list = this.#waiting.get(id);
+      const resolve = list?.shift();
+      if (list?.length === 0) this.#waiting.delete(id);
+      resolve?.(message);
+    }
+  }
+
+  async #answer(message: JsonObject): Promise<void> {
+    const handler = this.#handlers.get(String(message.method));
+    if (!handler) {
+      this.send({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } });
+      return;
+    }
+    try {
+      const result = await handler(isJsonObject(message.params) ? message.params : {});
+      this.send({ jsonrpc: '2.0', id: message.id, result });
+    } catch (error) {
+      this.send({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: String(error) } });
+    }
+  }
+}
+
+/** Starts a session in front of `upstream` with a scripted client; initializes it unless told not to. */
+export async function harness(upstream: Upstream, options: HarnessOptions = {}): Promise<Harness> {
+  const h = new Harness(upstream, options);
+  await h.session.start();
+  if (options.initialize ?? true) await h.initialize(options.protocolVersion, options.capabilities);
+  return h;
+}

@@ -1,0 +1,76 @@
+import type { Readable, Writable } from 'node:stream';
+import type { McpError } from '../errors/mcp-error.js';
+import type { JsonRpcMessage } from '../message/jsonrpc.js';
+import { LineReader } from '../message/line-reader.js';
+import type { Transport } from './transport.js';
+
+export interface StreamTransportOptions {
+  maxMessageBytes?: number;
+}
+
+/**
+ * Newline-delimited JSON over a pair of byte streams: the stdio front (our stdin/stdout) and a
+ * stdio upstream (a child's stdout/stdin) both use it. Writes go through the stream's own buffer,
+ * which applies backpressure to the writer through `writableNeedDrain`.
+ */
+export class StreamTransport implements Transport {
+  onmessage?: (value: unknown) => void;
+  onmalformed?: (error: McpError, line: string | undefined) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+
+  readonly #input: Readable;
+  readonly #output: Writable;
+  readonly #reader: LineReader;
+  #closed = false;
+
+  constructor(input: Readable, output: Writable, options: StreamTransportOptions = {}) {
+    this.#input = input;
+    this.#output = output;
+    this.#reader = new LineReader(
+      {
+        onValue: (value) => this.onmessage?.(value),
+        onMalformed: (error, line) => this.onmalformed?.(error, line),
+      },
+      options.maxMessageBytes,
+    );
+  }
+
+  start(): Promise<void> {
+    this.#input.on('data', this.#onData);
+    this.#input.on('end', this.#onEnd);
+    this.#input.on('error', this.#onError);
+    this.#output.on('error', this.#onError);
+    return Promise.resolve();
+  }
+
+  send(message: JsonRpcMessage | JsonRpcMessage[]): void {
+    if (this.#closed || this.#output.destroyed || this.#output.writableEnded) return;
+    this.#output.write(JSON.stringify(message) + '\n');
+  }
+
+  close(): Promise<void> {
+    this.#finish();
+    return Promise.resolve();
+  }
+
+  readonly #onData = (chunk: Buffer | string): void => {
+    this.#reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  };
+
+  readonly #onEnd = (): void => this.#finish();
+
+  readonly #onError = (error: Error): void => {
+    // EPIPE on a vanished peer is a close, not an application error.
+    if ((error as NodeJS.ErrnoException).code !== 'EPIPE') this.onerror?.(error);
+    this.#finish();
+  };
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#input.off('data', this.#onData);
+    this.#input.off('end', this.#onEnd);
+    this.onclose?.();
+  }
+}

@@ -1,0 +1,19 @@
+import type { McpError } from '../errors/mcp-error.js';
+import type { JsonRpcMessage } from '../message/jsonrpc.js';
+
+/**
+ * Framing only: moves JSON values in and out, knows nothing of MCP. A Session or an upstream
+ * connection sits on top. `send` takes one message or a batch (an array of messages).
+ */
+export interface Transport {
+  start(): Promise<void>;
+  send(message: JsonRpcMessage | JsonRpcMessage[]): void;
+  close(): Promise<void>;
+  /** A JSON value arrived (not yet checked to be JSON-RPC). */
+  onmessage?: (value: unknown) => void;
+  /** Bytes arrived that are not a JSON value: invalid JSON or UTF-8, or over the size limit. */
+  onmalformed?: (error: McpError, line: string | undefined) => void;
+  /** The other side went away, or `close()` was called. Called once. */
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+}

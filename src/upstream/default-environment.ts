@@ -1,0 +1,15 @@
+const INHERITED = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'LANG', 'LC_ALL', 'TMPDIR', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR'];
+
+/**
+ * The environment a stdio upstream gets unless told to inherit ours: only the variables a program
+ * needs to run (as the official SDK does), so secrets in our environment do not leak to servers.
+ * Shell functions (values starting with `()`) are left out.
+ */
+export function defaultEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const key of INHERITED) {
+    const value = process.env[key];
+    if (value !== undefined && !value.startsWith('()')) env[key] = value;
+  }
+  return env;
+}

@@ -1,0 +1,190 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { ErrorCode } from '../errors/error-code.js';
+import { McpError } from '../errors/mcp-error.js';
+import type { Logger } from '../log/logger.js';
+import type { JsonObject, McpMessage, Result } from '../message/jsonrpc.js';
+import { Peer } from '../rpc/peer.js';
+import { StreamTransport } from '../transport/stream-transport.js';
+import { defaultEnvironment } from './default-environment.js';
+import { killProcessGroup } from './kill-process-group.js';
+import { LineSplitter } from './line-splitter.js';
+import type { Downstream, RequestScope, SessionInfo, Upstream, UpstreamConnection } from './upstream.js';
+
+export interface StdioOptions {
+  command: string;
+  args?: readonly string[];
+  /** Added to a safe default environment (PATH, HOME, USER, …), or to the whole of ours with `inheritEnv`. */
+  env?: Record<string, string>;
+  inheritEnv?: boolean;
+  cwd?: string;
+  /** The name in logs; defaults to the command's base name. */
+  name?: string;
+  /** Restart backoff after a crash: first delay, factor, cap (ms). Defaults 250, 2, 30 000. */
+  restart?: { initialDelayMs?: number; factor?: number; maxDelayMs?: number };
+  /** How long each shutdown step (stdin closed, then SIGTERM) waits before the next. Default 2000 ms. */
+  shutdownGraceMs?: number;
+  maxMessageBytes?: number;
+}
+
+/**
+ * An upstream MCP server started as a child process, one per downstream session. Its stdout
+ * carries the protocol (lines that are not JSON-RPC are logged and dropped); its stderr is relayed
+ * to our log, line by line, with its name. If it crashes, every request in flight fails at once and
+ * the next message restarts it (after an exponential backoff) and re-initializes it with the
+ * client's original parameters.
+ */
+export function stdio(options: StdioOptions): Upstream {
+  return {
+    connect: (downstream, session) => new StdioConnection(options, downstream, session),
+  };
+}
+
+interface Running {
+  child: ChildProcess;
+  peer: Peer;
+  exited: Promise<void>;
+}
+
+class StdioConnection implements UpstreamConnection {
+  readonly #options: StdioOptions;
+  readonly #downstream: Downstream;
+  readonly #log: Logger;
+  readonly #name: string;
+  #running: Running | undefined;
+  #starting: Promise<Peer> | undefined;
+  #initialize: JsonObject | undefined;
+  #initialized = false;
+  #crashes = 0;
+  #lastCrash = 0;
+  #startedAt = 0;
+  #closed = false;
+
+  constructor(options: StdioOptions, downstream: Downstream, session: SessionInfo) {
+    this.#options = options;
+    this.#downstream = downstream;
+    this.#name = options.name ?? options.command.split('/').pop() ?? options.command;
+    this.#log = session.log.child({ upstream: this.#name });
+  }
+
+  async request(message: McpMessage, scope: RequestScope): Promise<Result> {
+    if (message.method === 'initialize') this.#initialize = message.params ?? {};
+    const peer = await this.#ready(message.method !== 'initialize');
+    return peer.request(message, scope);
+  }
+
+  async notify(message: McpMessage): Promise<void> {
+    if (message.method === 'notifications/initialized') this.#initialized = true;
+    const peer = await this.#ready(message.method !== 'notifications/initialized');
+    peer.notify(message);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const running = this.#running;
+    if (!running) return;
+    await running.peer.close(new McpError(ErrorCode.ConnectionClosed, `Upstream ${this.#name} closed`));
+    running.child.stdin?.end();
+    await killProcessGroup(running.child, running.exited, this.#options.shutdownGraceMs ?? 2000);
+  }
+
+  /** The peer of a running child; starts (or restarts and re-initializes) one when needed. */
+  #ready(reinitialize: boolean): Promise<Peer> {
+    if (this.#closed) return Promise.reject(new McpError(ErrorCode.ConnectionClosed, `Upstream ${this.#name} closed`));
+    if (this.#running) return Promise.resolve(this.#running.peer);
+    this.#starting ??= this.#start(reinitialize).finally(() => {
+      this.#starting = undefined;
+    });
+    return this.#starting;
+  }
+
+  async #start(reinitialize: boolean): Promise<Peer> {
+    if (this.#crashes > 0) {
+      const { initialDelayMs = 250, factor = 2, maxDelayMs = 30_000 } = this.#options.restart ?? {};
+      const delay = Math.min(initialDelayMs * factor ** (this.#crashes - 1), maxDelayMs) - (Date.now() - this.#lastCrash);
+      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+      this.#log.info('restarting upstream', { attempt: this.#crashes });
+    }
+    const running = await this.#spawn();
+    if (reinitialize && this.#initialize) {
+      await running.peer.request(
+        { method: 'initialize', params: this.#initialize },
+        { signal: AbortSignal.timeout(30_000) },
+      );
+      if (this.#initialized) running.peer.notify({ method: 'notifications/initialized' });
+    }
+    return running.peer;
+  }
+
+  #spawn(): Promise<Running> {
+    const { command, args = [], cwd, env, inheritEnv } = this.#options;
+    this.#startedAt = Date.now();
+    const child = spawn(command, args, {
+      cwd,
+      env: { ...(inheritEnv ? process.env : defaultEnvironment()), ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+      windowsHide: true,
+    });
+    return new Promise<Running>((resolve, reject) => {
+      child.once('error', (error) => {
+        this.#crashed();
+        reject(new McpError(ErrorCode.ConnectionClosed, `Upstream ${this.#name} could not start: ${error.message}`));
+      });
+      child.once('spawn', () => resolve(this.#attach(child)));
+    });
+  }
+
+  #attach(child: ChildProcess): Running {
+    const { stdin, stdout, stderr } = child;
+    if (!stdin || !stdout || !stderr) throw new Error('spawned without pipes');
+    const transport = new StreamTransport(stdout, stdin, this.#maxBytes());
+    const peer = new Peer(
+      transport,
+      {
+        request: (message, scope) => this.#downstream.request(message, { signal: scope.signal }),
+        notification: (message) => {
+          this.#downstream.notify(message).catch((error: unknown) => {
+            this.#log.warn('delivering a notification failed', { method: message.method, error: String(error) });
+          });
+        },
+        // stdout ended: a server that can no longer talk to us is stopped.
+        closed: () => {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        },
+      },
+      { log: this.#log, answerInvalid: false },
+    );
+    const splitter = new LineSplitter((line) => this.#log.info(line, { stream: 'stderr' }));
+    stderr.on('data', (chunk: Buffer) => splitter.push(chunk));
+    stdin.on('error', () => undefined); // EPIPE after a crash is reported by 'close' below
+    const exited = new Promise<void>((resolve) => {
+      child.once('close', (code, signal) => {
+        splitter.flush();
+        const how = signal ? `signal ${signal}` : `code ${String(code)}`;
+        if (!this.#closed) {
+          this.#log.warn(`upstream exited (${how})`);
+          this.#crashed();
+        }
+        if (this.#running?.child === child) this.#running = undefined;
+        void peer.close(new McpError(ErrorCode.ConnectionClosed, `Upstream ${this.#name} exited (${how}) before answering`));
+        resolve();
+      });
+      // The leader is gone: take whatever it left in its process group with it, so pipes close.
+      child.once('exit', () => killProcessGroup.now(child, 'SIGKILL'));
+    });
+    void peer.start();
+    const running: Running = { child, peer, exited };
+    this.#running = running;
+    return running;
+  }
+
+  #maxBytes(): { maxMessageBytes?: number } {
+    return this.#options.maxMessageBytes === undefined ? {} : { maxMessageBytes: this.#options.maxMessageBytes };
+  }
+
+  /** Backoff grows with crashes in a row; a child that ran for a minute starts the count again. */
+  #crashed(): void {
+    this.#crashes = Date.now() - this.#startedAt > 60_000 ? 1 : this.#crashes + 1;
+    this.#lastCrash = Date.now();
+  }
+}

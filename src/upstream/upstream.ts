@@ -1,0 +1,52 @@
+import type { Logger } from '../log/logger.js';
+import type { McpMessage, Result } from '../message/jsonrpc.js';
+
+/**
+ * Where messages go on their way *down* (toward the client): server→client requests such as
+ * `sampling/createMessage`, `elicitation/create`, `roots/list`, and server notifications.
+ */
+export interface Downstream {
+  request(message: McpMessage, scope: RequestScope): Promise<Result>;
+  notify(message: McpMessage): Promise<void>;
+}
+
+/** What travels with one request besides its message. */
+export interface RequestScope {
+  /** Aborted when the request is cancelled, times out, or its session ends. */
+  readonly signal: AbortSignal;
+  /**
+   * Where messages *related* to this request go, such as its `notifications/progress` (with the
+   * progress token of the request as the receiver of `related` knows it).
+   */
+  readonly related?: Downstream;
+}
+
+/** One live connection to an upstream, opened for one downstream session. */
+export interface UpstreamConnection {
+  request(message: McpMessage, scope: RequestScope): Promise<Result>;
+  notify(message: McpMessage): Promise<void>;
+  /** Ends the connection and everything it owns (child processes, sockets). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** What an upstream knows of the session it is opened for. */
+export interface SessionInfo {
+  /** A unique id of the downstream session (random; not the HTTP session id). */
+  readonly id: string;
+  /** The protocol version negotiated with the downstream, once initialized. */
+  readonly protocolVersion: string | undefined;
+  /** `clientInfo` the downstream sent in `initialize`. */
+  readonly clientInfo: Readonly<Record<string, unknown>> | undefined;
+  /** `capabilities` the downstream sent in `initialize`. */
+  readonly clientCapabilities: Readonly<Record<string, unknown>> | undefined;
+  readonly log: Logger;
+}
+
+/**
+ * A blueprint for upstream connections: a stdio command, an in-process server, or a whole
+ * {@link Chain} (a chain is itself an Upstream, so chains nest). Each downstream session calls
+ * `connect` once; server-originated traffic goes to the `downstream` it passes.
+ */
+export interface Upstream {
+  connect(downstream: Downstream, session: SessionInfo): UpstreamConnection;
+}
