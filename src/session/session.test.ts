@@ -2,27 +2,331 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { chain } from '../chain/chain.js';
 import { harness } from '../testing/harness.js';
-import { local } from '../upstream/local.js';
+import { local, type LocalTool } from '../upstream/local.js';
 
-const echo = local({
-  name: 'echo-server',
-  tools: [{ name: 'echo', inputSchema: { type: 'object' }, handler: (args) => ({ content: [{ type: 'text', text: String(args.text) }] }) }],
-});
+function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
 
-describe('Session lifecycle', () => {
-  test('initialize returns the negotiated version and the upstream capabilities', async () => {
-    const h = await harness(chain().to(echo), { initialize: false });
+const echoTool: LocalTool = {
+  name: 'echo',
+  inputSchema: { type: 'object' },
+  handler: (args) => ({ content: [{ type: 'text', text: String(args.text) }] }),
+};
+
+function server(...tools: LocalTool[]) {
+  return chain().to(local({ name: 'test-server', version: '1.2.3', tools: [echoTool, ...tools] }));
+}
+
+/** A tool that never answers, and records when its signal aborts. */
+function hangTool(aborted: { resolve: (reason: unknown) => void }, started?: { resolve: () => void }): LocalTool {
+  return {
+    name: 'hang',
+    handler: (_args, ctx) =>
+      new Promise(() => {
+        started?.resolve();
+        ctx.signal.addEventListener('abort', () => aborted.resolve(ctx.signal.reason));
+      }),
+  };
+}
+
+describe('Session: lifecycle', () => {
+  test('initialize returns the requested version when served, with the upstream capabilities and serverInfo', async () => {
+    const h = await harness(server(), { initialize: false });
     const result = await h.initialize('2025-06-18');
     assert.equal(result.protocolVersion, '2025-06-18');
     assert.deepEqual(result.capabilities, { tools: {} });
-    assert.deepEqual(result.serverInfo, { name: 'echo-server', version: '0.0.0' });
+    assert.deepEqual(result.serverInfo, { name: 'test-server', version: '1.2.3' });
     await h.close();
   });
 
-  test('a tool call goes through and comes back', async () => {
-    const h = await harness(chain().to(echo));
-    const result = await h.request('tools/call', { name: 'echo', arguments: { text: 'hi' } });
-    assert.deepEqual(result.content, [{ type: 'text', text: 'hi' }]);
+  test('an unknown requested version gets the latest served version', async () => {
+    const h = await harness(server(), { initialize: false });
+    const result = await h.initialize('1999-01-01');
+    assert.equal(result.protocolVersion, '2025-11-25');
+    await h.close();
+  });
+
+  for (const version of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']) {
+    test(`serves protocol version ${version}`, async () => {
+      const h = await harness(server(), { initialize: false });
+      assert.equal((await h.initialize(version)).protocolVersion, version);
+      await h.close();
+    });
+  }
+
+  test('serverInfo set by the user replaces the upstream one', async () => {
+    const h = await harness(server(), { initialize: false, serverInfo: { name: 'gateway', version: '9' } });
+    assert.deepEqual((await h.initialize()).serverInfo, { name: 'gateway', version: '9' });
+    await h.close();
+  });
+
+  test('a request before initialize is refused with -32600, and the session then initializes normally', async () => {
+    const h = await harness(server(), { initialize: false });
+    const refused = await h.call('tools/list');
+    assert.equal((refused.error as { code: number }).code, -32600);
+    assert.match((refused.error as { message: string }).message, /not initialized/);
+    await h.initialize();
+    assert.ok(Array.isArray((await h.request('tools/list')).tools));
+    await h.close();
+  });
+
+  test('ping is answered before initialize', async () => {
+    const h = await harness(server(), { initialize: false });
+    assert.deepEqual(await h.request('ping'), {});
+    await h.close();
+  });
+
+  test('a second initialize is refused with -32600 and the session keeps serving', async () => {
+    const h = await harness(server());
+    const again = await h.call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } });
+    assert.equal((again.error as { code: number }).code, -32600);
+    assert.deepEqual((await h.request('tools/call', { name: 'echo', arguments: { text: 'still here' } })).content, [{ type: 'text', text: 'still here' }]);
+    await h.close();
+  });
+
+  test('initialize without a protocolVersion is refused with -32602', async () => {
+    const h = await harness(server(), { initialize: false });
+    const reply = await h.call('initialize', { capabilities: {} });
+    assert.equal((reply.error as { code: number }).code, -32602);
+    await h.close();
+  });
+
+  test('a request sent while initialize is still pending waits for it instead of failing', async () => {
+    const h = await harness(server(), { initialize: false });
+    const init = h.call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } });
+    const list = h.call('tools/list');
+    assert.ok('result' in (await init));
+    assert.ok('result' in (await list));
+    await h.close();
+  });
+});
+
+describe('Session: bad input', () => {
+  test('invalid JSON gets -32700 with id null, and the next request is served', async () => {
+    const h = await harness(server());
+    const error = h.next(null);
+    h.sendRaw('{"jsonrpc":"2.0","id":1,"method":\n');
+    assert.deepEqual((await error).error, { code: -32700, message: 'Parse error: invalid JSON' });
+    assert.ok('result' in (await h.call('tools/list')));
+    await h.close();
+  });
+
+  test('invalid UTF-8 gets -32700, and the next request is served', async () => {
+    const h = await harness(server());
+    const error = h.next(null);
+    h.sendRaw(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}\n')]));
+    assert.equal(((await error).error as { code: number }).code, -32700);
+    assert.ok('result' in (await h.call('tools/list')));
+    await h.close();
+  });
+
+  test('a structurally invalid request gets -32600 with its id echoed', async () => {
+    const h = await harness(server());
+    const error = h.next(9);
+    h.send({ jsonrpc: '1.0', id: 9, method: 'tools/list' });
+    assert.equal(((await error).error as { code: number }).code, -32600);
+    const nullId = h.next(null);
+    h.send({ jsonrpc: '2.0', id: null, method: 'tools/list' });
+    assert.equal(((await nullId).error as { code: number }).code, -32600);
+    assert.ok('result' in (await h.call('tools/list')));
+    await h.close();
+  });
+
+  test('a message over the size limit gets -32600 with id null, and the session goes on', async () => {
+    const h = await harness(server(), { maxMessageBytes: 4096 });
+    const error = h.next(null);
+    h.send({ jsonrpc: '2.0', id: 'big', method: 'tools/call', params: { name: 'echo', arguments: { text: 'x'.repeat(10_000) } } });
+    assert.equal(((await error).error as { code: number }).code, -32600);
+    assert.match(((await error).error as { message: string }).message, /larger than 4096 bytes/);
+    assert.ok('result' in (await h.call('tools/call', { name: 'echo', arguments: { text: 'small' } })));
+    await h.close();
+  });
+
+  test('an unknown method is forwarded and the upstream answer (-32601) comes back with the client id', async () => {
+    const h = await harness(server());
+    const reply = await h.call('vendor/unknown', {}, 'id-42');
+    assert.equal(reply.id, 'id-42');
+    assert.equal((reply.error as { code: number }).code, -32601);
+    await h.close();
+  });
+
+  test('ids of every legal type come back exactly as sent', async () => {
+    const h = await harness(server());
+    for (const id of [0, -1, 1.5, 2 ** 40, '', 'x', '1']) {
+      const reply = await h.call('ping', undefined, id);
+      assert.equal(reply.id, id);
+    }
+    assert.equal((await h.call('tools/list', undefined, 7)).id, 7);
+    assert.equal((await h.call('tools/list', undefined, '7')).id, '7');
+    await h.close();
+  });
+
+  test('a duplicate in-flight id is refused with -32600 without disturbing the first request', async () => {
+    const release = deferred();
+    const started = deferred();
+    const slow: LocalTool = {
+      name: 'slow',
+      handler: async () => {
+        started.resolve();
+        await release.promise;
+        return { content: [{ type: 'text', text: 'first' }] };
+      },
+    };
+    const h = await harness(server(slow));
+    const first = h.waitFor((m) => m.id === 'dup' && 'result' in m);
+    h.send({ jsonrpc: '2.0', id: 'dup', method: 'tools/call', params: { name: 'slow' } });
+    await started.promise;
+    const refusal = h.waitFor((m) => m.id === 'dup' && 'error' in m);
+    h.send({ jsonrpc: '2.0', id: 'dup', method: 'tools/call', params: { name: 'echo', arguments: { text: 'second' } } });
+    const refused = await refusal;
+    assert.equal((refused.error as { code: number }).code, -32600);
+    release.resolve();
+    const answered = await first;
+    assert.deepEqual((answered.result as { content: unknown }).content, [{ type: 'text', text: 'first' }]);
+    await h.close();
+  });
+
+  test('an error thrown by a middleware that is not an McpError becomes -32603 with a generic message', async () => {
+    const h = await harness(chain(async () => {
+      throw new Error('secret internal detail');
+    }).to(local({})), { initialize: false });
+    const reply = await h.call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } });
+    assert.deepEqual(reply.error, { code: -32603, message: 'Internal error' });
+    await h.close();
+  });
+
+  test('a middleware that forgets to return next() gives -32603, not a hang', async () => {
+    const h = await harness(chain(async (ctx, next) => {
+      if (ctx.method === 'tools/list') {
+        await next();
+        return undefined;
+      }
+      return next();
+    }).to(local({ tools: [echoTool] })));
+    assert.deepEqual((await h.call('tools/list')).error, { code: -32603, message: 'Internal error' });
+    await h.close();
+  });
+});
+
+describe('Session: batches', () => {
+  test('at 2025-03-26 a batch gets one array of answers; notifications in it get none', async () => {
+    const h = await harness(server(), { protocolVersion: '2025-03-26' });
+    const batch = h.waitFor(() => true);
+    h.send([
+      { jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'echo', arguments: { text: 'A' } } },
+      { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+      { jsonrpc: '2.0', id: 'b', method: 'ping' },
+      { jsonrpc: '2.0', id: 'c', method: 5 },
+    ]);
+    await batch;
+    const reply = h.received.at(-1);
+    assert.ok(Array.isArray(reply));
+    const byId = new Map((reply as Array<{ id: string }>).map((r) => [r.id, r]));
+    assert.equal(byId.size, 3);
+    assert.deepEqual((byId.get('a') as unknown as { result: { content: unknown } }).result.content, [{ type: 'text', text: 'A' }]);
+    assert.deepEqual((byId.get('b') as unknown as { result: unknown }).result, {});
+    assert.equal((byId.get('c') as unknown as { error: { code: number } }).error.code, -32600);
+    await h.close();
+  });
+
+  test('an empty batch is -32600', async () => {
+    const h = await harness(server(), { protocolVersion: '2025-03-26' });
+    const error = h.next(null);
+    h.send([]);
+    assert.equal(((await error).error as { code: number }).code, -32600);
+    await h.close();
+  });
+
+  test('a batch at 2025-06-18 is refused with -32600 and nothing in it runs', async () => {
+    let ran = false;
+    const h = await harness(server({ name: 'mark', handler: () => ((ran = true), { content: [] }) }), { protocolVersion: '2025-06-18' });
+    const error = h.next(null);
+    h.send([{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'mark' } }]);
+    assert.equal(((await error).error as { code: number }).code, -32600);
+    assert.equal(ran, false);
+    assert.ok('result' in (await h.call('tools/list')));
+    await h.close();
+  });
+});
+
+describe('Session: cancellation, timeouts, progress', () => {
+  test('notifications/cancelled from the client aborts the upstream request and no response is sent', async () => {
+    const aborted = deferred<unknown>();
+    const started = deferred();
+    const h = await harness(server(hangTool(aborted, started)));
+    let answered = false;
+    void h.call('tools/call', { name: 'hang' }, 'c1').then(() => (answered = true));
+    await started.promise;
+    h.notify('notifications/cancelled', { requestId: 'c1', reason: 'user gave up' });
+    await aborted.promise;
+    // The next request is answered, and the cancelled one still is not.
+    assert.ok('result' in (await h.call('tools/list')));
+    assert.equal(answered, false);
+    await h.close();
+  });
+
+  test('a request past its deadline gets -32001 and the upstream is cancelled', async () => {
+    const aborted = deferred<unknown>();
+    const h = await harness(server(hangTool(aborted)), { timeouts: { request: 50 } });
+    const reply = await h.call('tools/call', { name: 'hang' });
+    assert.equal((reply.error as { code: number }).code, -32001);
+    assert.equal((reply.error as { message: string }).message, 'Request timed out');
+    assert.equal(((await aborted.promise) as { code: number }).code, -32001);
+    assert.ok('result' in (await h.call('tools/list')));
+    await h.close();
+  });
+
+  test('per-tool timeouts override the default', async () => {
+    const aborted = deferred<unknown>();
+    const h = await harness(server(hangTool(aborted)), { timeouts: { request: 600_000, tools: { hang: 30 } } });
+    assert.equal(((await h.call('tools/call', { name: 'hang' })).error as { code: number }).code, -32001);
+    await h.close();
+  });
+
+  test('progress reaches the client with its own token, and extends the deadline but never past the maximum', async () => {
+    const ticker: LocalTool = {
+      name: 'ticker',
+      handler: (_args, ctx) =>
+        new Promise(() => {
+          let n = 0;
+          const timer = setInterval(() => void ctx.progress(++n, undefined, `tick ${n}`), 10);
+          ctx.signal.addEventListener('abort', () => clearInterval(timer));
+        }),
+    };
+    const h = await harness(server(ticker), { timeouts: { request: 40, max: 200 } });
+    const reply = await h.call('tools/call', { name: 'ticker', _meta: { progressToken: 'tok-1' } });
+    assert.equal((reply.error as { code: number }).code, -32001);
+    const progress = h.notifications('notifications/progress');
+    // Each tick is 10ms and the deadline 40ms: without extension there could be at most ~4 ticks.
+    assert.ok(progress.length >= 5, `got ${progress.length} progress notifications`);
+    for (const p of progress) assert.equal(p.params?.progressToken, 'tok-1');
+    await h.close();
+  });
+});
+
+describe('Session: server→client requests', () => {
+  test('a sampling request from the upstream reaches the client and its answer comes back', async () => {
+    const asker: LocalTool = {
+      name: 'ask',
+      handler: async (_args, ctx) => {
+        const answer = await ctx.downstream.request(
+          { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'hi?' } }], maxTokens: 5 } },
+          { signal: ctx.signal },
+        );
+        return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
+      },
+    };
+    const h = await harness(server(asker), { capabilities: { sampling: {} } });
+    h.handle('sampling/createMessage', () => ({ role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'm' }));
+    const result = await h.request('tools/call', { name: 'ask' });
+    assert.deepEqual(JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? ''), {
+      role: 'assistant',
+      content: { type: 'text', text: 'hello' },
+      model: 'm',
+    });
     await h.close();
   });
 });

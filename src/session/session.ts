@@ -36,6 +36,8 @@ export class Session {
   #clientInfo: JsonObject | undefined;
   #clientCapabilities: JsonObject | undefined;
   #closing: Promise<void> | undefined;
+  /** Settles when a pending initialize does; requests that arrive meanwhile wait for it. */
+  #initializing: Promise<unknown> | undefined;
   /** Called once when the session has ended (the downstream went away or `close()` was called). */
   onclose?: () => void;
 
@@ -124,8 +126,13 @@ export class Session {
   }
 
   async #onRequest(message: McpMessage, scope: IncomingScope): Promise<Result> {
-    if (message.method === 'initialize') return this.#initialize(message, scope);
-    if (this.#state === 'new' || this.#state === 'initializing') {
+    if (message.method === 'initialize') {
+      const initializing = this.#initialize(message, scope);
+      this.#initializing ??= initializing.catch(() => undefined);
+      return initializing;
+    }
+    if (this.#state === 'initializing') await this.#initializing;
+    if (this.#state === 'new') {
       throw new McpError(ErrorCode.InvalidRequest, `Invalid Request: the session is not initialized; send initialize before ${message.method}`);
     }
     if (this.#state === 'closed') throw new McpError(ErrorCode.ConnectionClosed, 'Session closed');
@@ -161,6 +168,8 @@ export class Session {
     } catch (error) {
       if (this.#state === 'initializing') this.#state = 'new';
       throw error;
+    } finally {
+      this.#initializing = undefined;
     }
   }
 

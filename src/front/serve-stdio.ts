@@ -1,0 +1,50 @@
+import type { Readable, Writable } from 'node:stream';
+import type { Logger } from '../log/logger.js';
+import { stderrLogger } from '../log/stderr-logger.js';
+import { Session, type SessionOptions } from '../session/session.js';
+import { StreamTransport } from '../transport/stream-transport.js';
+import type { Upstream } from '../upstream/upstream.js';
+
+export interface ServeStdioOptions extends SessionOptions {
+  maxMessageBytes?: number;
+  /** Defaults to our stdin and stdout. */
+  input?: Readable;
+  output?: Writable;
+  log?: Logger;
+}
+
+export interface StdioFront {
+  readonly session: Session;
+  /** Resolves once the session has ended and its upstreams are closed. */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `upstream` (usually a Chain) to one client over stdin/stdout. The session ends when stdin
+ * ends, on SIGINT or SIGTERM, or on `close()`; upstreams are closed (child processes reaped) before
+ * `closed` resolves. Nothing but protocol messages is ever written to stdout.
+ */
+export async function serveStdio(upstream: Upstream, options: ServeStdioOptions = {}): Promise<StdioFront> {
+  const input = options.input ?? process.stdin;
+  const output = options.output ?? process.stdout;
+  const log = options.log ?? stderrLogger();
+  const transport = new StreamTransport(
+    input,
+    output,
+    options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes },
+  );
+  const session = new Session(transport, upstream, { ...options, log });
+  const closed = new Promise<void>((resolve) => {
+    session.onclose = resolve;
+  });
+  const stop = (): void => void session.close();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  void closed.then(() => {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  });
+  await session.start();
+  return { session, closed, close: () => session.close() };
+}
