@@ -36,3 +36,10 @@ export {
   type LocalServerOptions,
   type LocalTool,
 } from './upstream/local.js';
+export { filter, type FilterOptions, type FilterRule } from './middleware/filter/index.js';
+export { rename, type RenameOptions, type Renaming } from './middleware/rename/index.js';
+export { log, type LogEntry, type LogMiddleware, type LogOptions } from './middleware/log/index.js';
+export { lint, type LintMiddleware, type LintOptions, type Violation } from './middleware/lint/index.js';
+export { harness, Harness, type HarnessOptions } from './testing/harness.js';
+export { stdio, type StdioOptions } from './upstream/stdio.js';
+export { serveStdio, type ServeStdioOptions, type StdioFront } from './front/serve-stdio.js';

@@ -5,6 +5,8 @@ import { compose, type Composed } from './compose.js';
 import { createContext } from './context.js';
 import type { Middleware } from './middleware.js';
 
+const CHAIN = Symbol.for('mcp-chain.chain');
+
 /**
  * Middleware in front of a terminal upstream. Client→server traffic runs the middleware in the
  * order they were added; server→client traffic runs them in reverse. A Chain is itself an
@@ -14,6 +16,8 @@ import type { Middleware } from './middleware.js';
  * const gateway = chain().use(filter({ deny: ['delete_*'] })).use(log()).to(stdio({ command: 'my-server' }));
  */
 export class Chain implements Upstream {
+  /** Recognized across copies of this module (a chain file may load its own copy). */
+  readonly [CHAIN] = true;
   readonly #middleware: Middleware[] = [];
   #terminal: Upstream | undefined;
   #compiled: { forward: Composed; backward: Composed } | undefined;
@@ -29,6 +33,11 @@ export class Chain implements Upstream {
     if (this.#compiled) throw new ChainError('USAGE', 'to() after the chain was connected');
     this.#terminal = upstream;
     return this;
+  }
+
+  /** The terminal upstream, once set with `to()`. */
+  get upstream(): Upstream | undefined {
+    return this.#terminal;
   }
 
   connect(downstream: Downstream, session: SessionInfo): UpstreamConnection {
@@ -62,6 +71,11 @@ export class Chain implements Upstream {
       close: () => inner.close(),
     };
   }
+}
+
+/** True for a {@link Chain}, even one made by another copy of this module. */
+export function isChain(value: unknown): value is Chain {
+  return typeof value === 'object' && value !== null && (value as { [CHAIN]?: unknown })[CHAIN] === true;
 }
 
 /** Starts a chain, optionally with middleware. */

@@ -15,7 +15,10 @@ const USAGE = `mcp-chain — middleware proxy for MCP servers
 
 Usage:
   mcp-chain [options] -- <command> [args...]   serve a stdio MCP server through a chain, on stdio
-  mcp-chain run <chain-file.ts|.js> [options]  serve the chain exported by a file, on stdio
+  mcp-chain run <chain-file.ts|.js> [options] [-- <command> [args...]]
+                                               serve the chain exported by a file, on stdio
+                                               (in front of <command> when the file leaves the
+                                               upstream open)
 
 Options:
   --name <name>            serverInfo.name shown to clients (default: the upstream's own)
@@ -48,6 +51,29 @@ function logLevel(value: string | undefined): LogLevel | undefined {
   throw new ChainError('USAGE', `--log-level must be silent, error, warn, info or debug, got ${value}`);
 }
 
+interface CommandValues {
+  env?: string[] | undefined;
+  'inherit-env'?: boolean | undefined;
+  cwd?: string | undefined;
+}
+
+function stdioCommand(command: string[], values: CommandValues): Upstream {
+  const [cmd, ...args] = command as [string, ...string[]];
+  const env: Record<string, string> = {};
+  for (const pair of values.env ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new ChainError('USAGE', `--env takes KEY=VALUE, got ${pair}`);
+    env[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return stdio({
+    command: cmd,
+    args,
+    env,
+    ...(values['inherit-env'] ? { inheritEnv: true } : {}),
+    ...(values.cwd === undefined ? {} : { cwd: values.cwd }),
+  });
+}
+
 export async function main(argv: string[]): Promise<number> {
   const dashdash = argv.indexOf('--');
   const own = dashdash === -1 ? argv : argv.slice(0, dashdash);
@@ -78,27 +104,17 @@ export async function main(argv: string[]): Promise<number> {
   }
   const level = logLevel(values['log-level']);
   const log = stderrLogger(level === undefined ? {} : { level });
+  const commandUpstream = command.length > 0 ? stdioCommand(command, values) : undefined;
   let upstream: Upstream;
   let fileOptions: SessionOptions = {};
   if (positionals[0] === 'run') {
     const file = positionals[1];
-    if (file === undefined || command.length > 0) throw new ChainError('USAGE', 'usage: mcp-chain run <chain-file>');
-    ({ upstream, options: fileOptions } = await loadChainFile(file));
-  } else if (command.length > 0 && positionals.length === 0) {
-    const [cmd, ...args] = command as [string, ...string[]];
-    const env: Record<string, string> = {};
-    for (const pair of values.env ?? []) {
-      const eq = pair.indexOf('=');
-      if (eq <= 0) throw new ChainError('USAGE', `--env takes KEY=VALUE, got ${pair}`);
-      env[pair.slice(0, eq)] = pair.slice(eq + 1);
-    }
-    upstream = chain().to(stdio({
-      command: cmd,
-      args,
-      env,
-      ...(values['inherit-env'] ? { inheritEnv: true } : {}),
-      ...(values.cwd === undefined ? {} : { cwd: values.cwd }),
-    }));
+    if (file === undefined || positionals.length > 2) throw new ChainError('USAGE', 'usage: mcp-chain run <chain-file> [-- <command> [args...]]');
+    const loaded = await loadChainFile(file);
+    upstream = loaded.build(commandUpstream);
+    fileOptions = loaded.options;
+  } else if (commandUpstream && positionals.length === 0) {
+    upstream = chain().to(commandUpstream);
   } else {
     process.stderr.write(USAGE);
     return 2;

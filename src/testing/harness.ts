@@ -182,6 +182,13 @@ export class Harness {
 export async function harness(upstream: Upstream, options: HarnessOptions = {}): Promise<Harness> {
   const h = new Harness(upstream, options);
   await h.session.start();
-  if (options.initialize ?? true) await h.initialize(options.protocolVersion, options.capabilities);
+  if (options.initialize ?? true) {
+    try {
+      await h.initialize(options.protocolVersion, options.capabilities);
+    } catch (error) {
+      await h.close();
+      throw error;
+    }
+  }
   return h;
 }
