@@ -13,7 +13,7 @@ const CHAIN = Symbol.for('mcp-chain.chain');
  * {@link Upstream}, so a chain can be the terminal of another chain.
  *
  * @example
- * const gateway = chain().use(filter({ deny: ['delete_*'] })).use(log()).to(stdio({ command: 'my-server' }));
+ * const gateway = chain().use(filter({ tools: { deny: ['delete_*'] } })).use(log()).to(stdio({ command: 'my-server' }));
  */
 export class Chain implements Upstream {
   /** Recognized across copies of this module (a chain file may load its own copy). */
@@ -38,6 +38,12 @@ export class Chain implements Upstream {
   /** The terminal upstream, once set with `to()`. */
   get upstream(): Upstream | undefined {
     return this.#terminal;
+  }
+
+  /** Closes the middleware that hold resources, then the terminal upstream. Call once, at shutdown. */
+  async close(): Promise<void> {
+    for (const middleware of this.#middleware) await closeOf(middleware)?.();
+    await this.#terminal?.close?.();
   }
 
   connect(downstream: Downstream, session: SessionInfo): UpstreamConnection {
@@ -71,6 +77,12 @@ export class Chain implements Upstream {
       close: () => inner.close(),
     };
   }
+}
+
+/** A middleware may hold resources (a log file): the chain's `close()` calls its `close()`. */
+function closeOf(middleware: Middleware): (() => Promise<void>) | undefined {
+  const close = (middleware as { close?: unknown }).close;
+  return typeof close === 'function' ? () => Promise.resolve(close.call(middleware)) : undefined;
 }
 
 /** True for a {@link Chain}, even one made by another copy of this module. */

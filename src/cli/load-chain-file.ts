@@ -33,11 +33,12 @@ export async function loadChainFile(path: string): Promise<ChainFile> {
   let mod: Record<string, unknown>;
   try {
     if (/\.[cm]?tsx?$/.test(path)) {
-      const { tsImport } = await import('tsx/esm/api');
-      mod = (await tsImport(url, import.meta.url)) as Record<string, unknown>;
-    } else {
-      mod = (await import(url)) as Record<string, unknown>;
+      // Registered globally (not tsImport's private namespace), so the file shares our copy of
+      // mcp-chain's modules.
+      const { register } = await import('tsx/esm/api');
+      register();
     }
+    mod = (await import(url)) as Record<string, unknown>;
   } catch (error) {
     throw new ChainError('LOAD', `cannot load ${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }

@@ -132,6 +132,7 @@ export async function main(argv: string[]): Promise<number> {
     ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }),
   });
   await front.closed;
+  await upstream.close?.();
   return 0;
 }
 

@@ -25,7 +25,7 @@ type ServerRequestHandler = (params: JsonObject) => JsonObject | Promise<JsonObj
  * `app.request()` tests routes without a socket).
  *
  * @example
- * const h = await harness(chain().use(filter({ deny: ['rm'] })).to(local({ tools })));
+ * const h = await harness(chain().use(filter({ tools: { deny: ['rm'] } })).to(local({ tools })));
  * assert.deepEqual((await h.request('tools/list')).tools.map((t) => t.name), ['ls']);
  */
 export class Harness {
@@ -35,7 +35,8 @@ export class Harness {
   readonly #input = new PassThrough();
   readonly #output = new PassThrough();
   readonly #waiting = new Map<JsonRpcId | null, Array<(message: JsonObject) => void>>();
-  readonly #handlers = new Map<string, ServerRequestHandler>();
+  /** A real client answers `ping`; tests may replace any handler with `handle()`. */
+  readonly #handlers = new Map<string, ServerRequestHandler>([['ping', () => ({})]]);
   readonly #listeners = new Set<(message: JsonObject) => void>();
   #nextId = 1;
 

@@ -49,4 +49,6 @@ export interface SessionInfo {
  */
 export interface Upstream {
   connect(downstream: Downstream, session: SessionInfo): UpstreamConnection;
+  /** Releases what the blueprint itself holds (a log file, a shared connection); called once at shutdown. */
+  close?(): Promise<void>;
 }

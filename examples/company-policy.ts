@@ -1,0 +1,22 @@
+// A policy in front of a server you did not write: hide tools, rename and re-describe others,
+// and log every call. Serve it in front of any stdio server:
+//
+//   npx mcp-chain run examples/company-policy.ts -- npx -y @modelcontextprotocol/server-everything
+//
+import { chain, filter, log, rename } from 'mcp-chain';
+
+export default chain(
+  log(),
+  filter({ tools: { deny: ['get-env', 'trigger-*'] } }),
+  rename({
+    tools: {
+      echo: { name: 'acme_echo', description: 'ACME approved: repeats your message back.' },
+      'get-sum': 'acme_add',
+    },
+  }),
+);
+
+export const options = {
+  serverInfo: { name: 'acme-gateway', version: '1.0.0' },
+  timeouts: { request: 30_000 },
+};

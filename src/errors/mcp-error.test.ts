@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { McpError } from './mcp-error.js';
+import { toWireError } from './to-wire-error.js';
+
+describe('McpError', () => {
+  test('serializes to a JSON-RPC error object, with data only when given', () => {
+    assert.deepEqual(new McpError(-32602, 'Unknown tool: x').toJSON(), { code: -32602, message: 'Unknown tool: x' });
+    assert.deepEqual(new McpError(-32002, 'Resource not found', { uri: 'a' }).toJSON(), { code: -32002, message: 'Resource not found', data: { uri: 'a' } });
+  });
+
+  test('is recognized when made by another copy of the module (a chain file loading its own copy)', async () => {
+    const copy = (await import(`./mcp-error.js?copy=${Date.now()}`)) as typeof import('./mcp-error.js');
+    assert.notEqual(copy.McpError, McpError);
+    const foreign = new copy.McpError(-32602, 'Unknown tool: y');
+    assert.ok(foreign instanceof McpError);
+    assert.deepEqual(toWireError(foreign, () => assert.fail('must not be logged as unexpected')), { code: -32602, message: 'Unknown tool: y' });
+  });
+
+  test('anything else becomes -32603 with a generic message, and its cause is logged', () => {
+    const logged: unknown[] = [];
+    assert.deepEqual(toWireError(new Error('db password is hunter2'), (e) => logged.push(e)), { code: -32603, message: 'Internal error' });
+    assert.equal(logged.length, 1);
+    assert.equal(new Error('x') instanceof McpError, false);
+    assert.equal(({ code: 1, message: 'x' }) instanceof McpError, false);
+  });
+});
