@@ -10,7 +10,7 @@ describe('McpError', () => {
   });
 
   test('is recognized when made by another copy of the module (a chain file loading its own copy)', async () => {
-    const copy = (await import(`./mcp-error.js?copy=${Date.now()}`)) as typeof import('./mcp-error.js');
+    const copy = (await import(`./mcp-error.js?copy=${Date.now()}`)) as { McpError: typeof McpError };
     assert.notEqual(copy.McpError, McpError);
     const foreign = new copy.McpError(-32602, 'Unknown tool: y');
     assert.ok(foreign instanceof McpError);
