@@ -1,7 +1,7 @@
 // mcp-chain: middleware framework and proxy for the Model Context Protocol.
-export { chain, Chain } from './chain/chain.js';
+export { chain, Chain, isChain } from './chain/chain.js';
 export { compose, type Composed, type Terminal } from './chain/compose.js';
-export { createContext, type Context, type ContextState, type Direction } from './chain/context.js';
+export { createContext, type Context, type ContextInit, type ContextState, type Direction } from './chain/context.js';
 export type { Middleware, Next } from './chain/middleware.js';
 export { on, type NotificationHandler, type NotificationOf, type RequestHandler, type RequestOf } from './chain/on.js';
 export { mapList } from './chain/map-list.js';
@@ -29,6 +29,7 @@ export { StreamTransport } from './transport/stream-transport.js';
 export type { Downstream, RequestScope, SessionInfo, Upstream, UpstreamConnection } from './upstream/upstream.js';
 export {
   local,
+  localCallContext,
   LocalServer,
   type LocalCallContext,
   type LocalPrompt,
@@ -43,3 +44,4 @@ export { lint, type LintMiddleware, type LintOptions, type Violation } from './m
 export { harness, Harness, type HarnessOptions } from './testing/harness.js';
 export { stdio, type StdioOptions } from './upstream/stdio.js';
 export { serveStdio, type ServeStdioOptions, type StdioFront } from './front/serve-stdio.js';
+export { withLocal } from './middleware/with-local/index.js';

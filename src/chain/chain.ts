@@ -54,26 +54,29 @@ export class Chain implements Upstream {
 
     /** Server→client traffic runs the stack in reverse on its way to `target`. */
     const reverse = (target: Downstream): Downstream => ({
-      request: (message, scope) =>
-        backward(createContext(message, 'request', 'toDownstream', session, scope.signal), (ctx) =>
-          target.request(ctx.message, scope.related ? { signal: scope.signal, related: reverse(scope.related) } : scope),
-        ).then(requireResult(message)),
-      notify: (message) =>
-        backward(createContext(message, 'notification', 'toDownstream', session), (ctx) =>
-          target.notify(ctx.message).then(() => undefined),
-        ).then(() => undefined),
+      request: (message, scope) => {
+        const related = scope.related && reverse(scope.related);
+        const ctx = createContext({ message, kind: 'request', direction: 'toDownstream', session, downstream: toClient, signal: scope.signal, related });
+        return backward(ctx, (c) => target.request(c.message, related ? { signal: scope.signal, related } : scope)).then(requireResult(message));
+      },
+      notify: (message) => {
+        const ctx = createContext({ message, kind: 'notification', direction: 'toDownstream', session, downstream: toClient });
+        return backward(ctx, (c) => target.notify(c.message).then(() => undefined)).then(() => undefined);
+      },
     });
+    const toClient = reverse(downstream);
 
-    const inner = terminal.connect(reverse(downstream), session);
+    const inner = terminal.connect(toClient, session);
     return {
-      request: (message, scope) =>
-        forward(createContext(message, 'request', 'toUpstream', session, scope.signal), (ctx) =>
-          inner.request(ctx.message, scope.related ? { signal: scope.signal, related: reverse(scope.related) } : scope),
-        ).then(requireResult(message)),
-      notify: (message) =>
-        forward(createContext(message, 'notification', 'toUpstream', session), (ctx) =>
-          inner.notify(ctx.message).then(() => undefined),
-        ).then(() => undefined),
+      request: (message, scope) => {
+        const related = scope.related && reverse(scope.related);
+        const ctx = createContext({ message, kind: 'request', direction: 'toUpstream', session, downstream: toClient, signal: scope.signal, related });
+        return forward(ctx, (c) => inner.request(c.message, related ? { signal: scope.signal, related } : scope)).then(requireResult(message));
+      },
+      notify: (message) => {
+        const ctx = createContext({ message, kind: 'notification', direction: 'toUpstream', session, downstream: toClient });
+        return forward(ctx, (c) => inner.notify(c.message).then(() => undefined)).then(() => undefined);
+      },
       close: () => inner.close(),
     };
   }

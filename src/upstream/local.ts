@@ -100,7 +100,7 @@ export class LocalServer implements Upstream {
 
   connect(downstream: Downstream, session: SessionInfo): UpstreamConnection {
     return {
-      request: (message, scope) => this.handle(message, this.#callContext(scope, downstream, session, message)),
+      request: (message, scope) => this.handle(message, localCallContext(message, scope, downstream, session)),
       notify: () => Promise.resolve(),
       close: () => Promise.resolve(),
     };
@@ -176,23 +176,30 @@ export class LocalServer implements Upstream {
     }
     return { contents: await resource.read(ctx) };
   }
+}
 
-  #callContext(scope: RequestScope, downstream: Downstream, session: SessionInfo, message: McpMessage): LocalCallContext {
-    const meta = message.params?._meta;
-    const token = isJsonObject(meta) ? meta.progressToken : undefined;
-    return {
-      signal: scope.signal,
-      session,
-      downstream,
-      progress: (progress, total, text) => {
-        if ((typeof token !== 'string' && typeof token !== 'number') || !scope.related) return Promise.resolve();
-        const params: JsonObject = { progressToken: token, progress };
-        if (total !== undefined) params.total = total;
-        if (text !== undefined) params.message = text;
-        return scope.related.notify({ method: 'notifications/progress', params });
-      },
-    };
-  }
+/** The context a local handler gets, for a request with `scope` from `session`. */
+export function localCallContext(
+  message: McpMessage,
+  scope: RequestScope,
+  downstream: Downstream,
+  session: SessionInfo,
+): LocalCallContext {
+  const meta = message.params?._meta;
+  const token = isJsonObject(meta) ? meta.progressToken : undefined;
+  const related = scope.related;
+  return {
+    signal: scope.signal,
+    session,
+    downstream,
+    progress: (progress, total, text) => {
+      if ((typeof token !== 'string' && typeof token !== 'number') || !related) return Promise.resolve();
+      const params: JsonObject = { progressToken: token, progress };
+      if (total !== undefined) params.total = total;
+      if (text !== undefined) params.message = text;
+      return related.notify({ method: 'notifications/progress', params });
+    },
+  };
 }
 
 /** An in-process upstream. */
