@@ -1,0 +1,18 @@
+// The library example of the README, type-checked with the rest of the project.
+import { chain, ErrorCode, filter, mapList, McpError, on, serveStdio, stdio } from 'mcp-chain';
+
+const gateway = chain()
+  .use(filter({ tools: { deny: ['delete_*'] } }))
+  .use(mapList('tools', (tool) => ({ ...tool, description: `[ACME] ${tool.description ?? ''}` })))
+  .use(
+    on('tools/call', async (ctx, next) => {
+      if (ctx.message.params?.arguments?.path === '/etc/shadow') {
+        throw new McpError(ErrorCode.InvalidParams, 'Not allowed');
+      }
+      const result = await next(); // typed: CallToolResult
+      return result;
+    }),
+  )
+  .to(stdio({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/srv'] }));
+
+await serveStdio(gateway);
