@@ -330,3 +330,63 @@ describe('Session: server→client requests', () => {
     await h.close();
   });
 });
+
+describe('Session: cancellation in both directions', () => {
+  test('a late answer to a cancelled request is dropped, never delivered', async () => {
+    const release = deferred();
+    const started = deferred();
+    const late: LocalTool = {
+      name: 'late',
+      handler: async () => {
+        started.resolve();
+        await release.promise; // ignores the abort on purpose
+        return { content: [{ type: 'text', text: 'too late' }] };
+      },
+    };
+    const h = await harness(server(late));
+    h.send({ jsonrpc: '2.0', id: 'L', method: 'tools/call', params: { name: 'late' } });
+    await started.promise;
+    h.notify('notifications/cancelled', { requestId: 'L' });
+    await h.request('ping');
+    release.resolve();
+    await h.request('tools/list');
+    await h.request('ping');
+    assert.equal(h.received.filter((m) => (m as { id?: unknown }).id === 'L').length, 0);
+    await h.close();
+  });
+
+  test('when the upstream gives up a request it sent the client, the client gets notifications/cancelled with its id', async () => {
+    const asked = deferred();
+    const stop = new AbortController();
+    const asker: LocalTool = {
+      name: 'ask-then-give-up',
+      handler: async (_args, ctx) => {
+        const pending = ctx.downstream.request({ method: 'roots/list' }, { signal: stop.signal });
+        asked.resolve();
+        await pending.catch(() => undefined);
+        return { content: [{ type: 'text', text: 'gave up' }] };
+      },
+    };
+    const h = await harness(server(asker), { capabilities: { roots: {} } });
+    const request = h.waitFor((m) => m.method === 'roots/list');
+    h.handle('roots/list', () => new Promise(() => undefined)); // the client never answers
+    const call = h.request('tools/call', { name: 'ask-then-give-up' });
+    const { id } = await request;
+    await asked.promise;
+    const cancelled = h.notification('notifications/cancelled');
+    stop.abort(new Error('upstream gave up'));
+    assert.deepEqual((await cancelled).params, { requestId: id, reason: 'upstream gave up' });
+    assert.deepEqual((await call).content, [{ type: 'text', text: 'gave up' }]);
+    await h.close();
+  });
+
+  test('when the client goes away, requests in flight are aborted upstream', async () => {
+    const aborted = deferred<unknown>();
+    const started = deferred();
+    const h = await harness(server(hangTool(aborted, started)));
+    void h.call('tools/call', { name: 'hang' });
+    await started.promise;
+    await h.close();
+    assert.equal(((await aborted.promise) as { code: number }).code, -32000);
+  });
+});
