@@ -102,6 +102,9 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${version()}\n`);
     return 0;
   }
+  const timeout = positiveInt('--timeout', values.timeout);
+  const max = positiveInt('--max-timeout', values['max-timeout']);
+  const maxMessageBytes = positiveInt('--max-message-bytes', values['max-message-bytes']);
   const level = logLevel(values['log-level']);
   const log = stderrLogger(level === undefined ? {} : { level });
   const commandUpstream = command.length > 0 ? stdioCommand(command, values) : undefined;
@@ -119,9 +122,6 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(USAGE);
     return 2;
   }
-  const timeout = positiveInt('--timeout', values.timeout);
-  const max = positiveInt('--max-timeout', values['max-timeout']);
-  const maxMessageBytes = positiveInt('--max-message-bytes', values['max-message-bytes']);
   const front = await serveStdio(upstream, {
     ...fileOptions,
     log,

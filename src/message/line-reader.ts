@@ -4,8 +4,8 @@ import { McpError } from '../errors/mcp-error.js';
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 export interface LineReaderHandlers {
-  /** A complete line decoded as UTF-8 and parsed as JSON. */
-  onValue(value: unknown): void;
+  /** A complete line decoded as UTF-8 and parsed as JSON, with the line's text. */
+  onValue(value: unknown, text: string): void;
   /** A line that could not become a JSON value, or one over the size limit. */
   onMalformed(error: McpError, line: string | undefined): void;
 }
@@ -97,6 +97,6 @@ export class LineReader {
       this.#handlers.onMalformed(new McpError(ErrorCode.ParseError, 'Parse error: invalid JSON'), text);
       return;
     }
-    this.#handlers.onValue(value);
+    this.#handlers.onValue(value, text);
   }
 }

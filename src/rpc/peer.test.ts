@@ -123,3 +123,15 @@ describe('Peer', () => {
     assert.deepEqual(a.notifications, [{ method: 'notifications/message', params: { level: 'info', data: 'hi' } }]);
   });
 });
+
+describe('Peer: initialize', () => {
+  test('an aborted initialize is never cancelled on the wire (the spec forbids it), and its late answer is dropped', async () => {
+    const { a, b } = pair(() => new Promise(() => undefined));
+    const controller = new AbortController();
+    const pending = a.peer.request({ method: 'initialize', params: { protocolVersion: '2025-11-25' } }, { signal: controller.signal });
+    controller.abort(new McpError(-32001, 'Request timed out'));
+    await assert.rejects(pending, /Request timed out/);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(b.wire.map((m) => (m as { method?: string }).method), ['initialize']);
+  });
+});

@@ -120,10 +120,13 @@ export class Peer {
       const onAbort = (): void => {
         if (!this.#pending.delete(id)) return;
         const reason: unknown = signal?.reason;
-        this.notify({
-          method: 'notifications/cancelled',
-          params: { requestId: id, reason: reason instanceof Error ? reason.message : 'Request cancelled' },
-        });
+        // The spec forbids cancelling initialize; its late answer is dropped all the same.
+        if (message.method !== 'initialize') {
+          this.notify({
+            method: 'notifications/cancelled',
+            params: { requestId: id, reason: reason instanceof Error ? reason.message : 'Request cancelled' },
+          });
+        }
         reject(reason);
       };
       signal?.addEventListener('abort', onAbort, { once: true });

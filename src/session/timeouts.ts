@@ -8,7 +8,10 @@ export interface TimeoutOptions {
   max?: number;
   /** Whether `notifications/progress` restarts the countdown. Default true. */
   resetOnProgress?: boolean;
-  /** Per method, e.g. `{ 'resources/read': 5000 }`. */
+  /**
+   * Per method, e.g. `{ 'resources/read': 5000 }`. `initialize` (which includes the server's
+   * start) defaults to the larger of `request` and 60 000.
+   */
   methods?: Record<string, number>;
   /** Per tool name (as the client calls it), for `tools/call`. */
   tools?: Record<string, number>;
@@ -32,7 +35,13 @@ export function resolveTimeouts(options: TimeoutOptions = {}): ResolvedTimeouts 
   };
 }
 
+/** `initialize` includes the server's cold start (an `npx` download): never less than this by default. */
+const INITIALIZE_FLOOR_MS = 60_000;
+
 export function timeoutFor(timeouts: ResolvedTimeouts, message: McpMessage): number {
+  if (message.method === 'initialize') {
+    return timeouts.methods.initialize ?? Math.max(timeouts.request, INITIALIZE_FLOOR_MS);
+  }
   if (message.method === 'tools/call') {
     const name = message.params?.name;
     const perTool = typeof name === 'string' ? timeouts.tools[name] : undefined;

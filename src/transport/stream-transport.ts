@@ -2,6 +2,8 @@ import type { Readable, Writable } from 'node:stream';
 import type { McpError } from '../errors/mcp-error.js';
 import type { JsonRpcMessage } from '../message/jsonrpc.js';
 import { LineReader } from '../message/line-reader.js';
+import { isJsonObject } from '../message/parse-message.js';
+import { RAW_THRESHOLD_BYTES, rememberRawMember, serializeMessage } from '../message/raw-json.js';
 import type { Transport } from './transport.js';
 
 export interface StreamTransportOptions {
@@ -29,7 +31,10 @@ export class StreamTransport implements Transport {
     this.#output = output;
     this.#reader = new LineReader(
       {
-        onValue: (value) => this.onmessage?.(value),
+        onValue: (value, text) => {
+          if (text.length >= RAW_THRESHOLD_BYTES && isJsonObject(value)) rememberRawMember(value, text);
+          this.onmessage?.(value);
+        },
         onMalformed: (error, line) => this.onmalformed?.(error, line),
       },
       options.maxMessageBytes,
@@ -46,7 +51,7 @@ export class StreamTransport implements Transport {
 
   send(message: JsonRpcMessage | JsonRpcMessage[]): void {
     if (this.#closed || this.#output.destroyed || this.#output.writableEnded) return;
-    this.#output.write(JSON.stringify(message) + '\n');
+    this.#output.write(serializeMessage(message) + '\n');
   }
 
   close(): Promise<void> {

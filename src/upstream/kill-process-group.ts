@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * Stops a child started with `detached: true` and everything in its process group (so servers
@@ -32,14 +33,37 @@ killProcessGroup.now = function now(child: ChildProcess, signal: NodeJS.Signals)
   }
 };
 
+/** Whether any process of the group still runs (zombies, already dead, do not count). */
 function groupAlive(child: ChildProcess): boolean {
   if (child.pid === undefined) return false;
   try {
     process.kill(-child.pid, 0);
-    return true;
   } catch {
     return false;
   }
+  return process.platform !== 'linux' || liveMembers(child.pid);
+}
+
+/** Linux: looks for a member of process group `pgid` that is not a zombie, in /proc. */
+function liveMembers(pgid: number): boolean {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after "(comm)": state ppid pgrp ...
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
+    } catch {
+      // The process went away meanwhile.
+    }
+  }
+  return false;
 }
 
 function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {

@@ -147,9 +147,10 @@ class StdioConnection implements UpstreamConnection {
             this.#log.warn('delivering a notification failed', { method: message.method, error: String(error) });
           });
         },
-        // stdout ended: a server that can no longer talk to us is stopped.
+        // stdout ended on its own: a server that can no longer talk to us is stopped. (When we
+        // close the connection ourselves, close() runs the orderly shutdown instead.)
         closed: () => {
-          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+          if (!this.#closed && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
         },
       },
       { log: this.#log, answerInvalid: false },

@@ -34,3 +34,24 @@ export function processesMatching(needle: string): number[] {
   }
   return pids;
 }
+
+/** The parent pid of a process, or undefined once it is gone. */
+export function parentPid(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "<pid> (<comm>) <state> <ppid> ..." — comm may hold spaces and parentheses.
+    const ppid = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1];
+    return ppid === undefined ? undefined : Number(ppid);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Pids of the live (non-zombie) children of `pid`. */
+export function childrenOf(pid: number): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (/^\d+$/.test(entry) && parentPid(Number(entry)) === pid && processAlive(Number(entry))) pids.push(Number(entry));
+  }
+  return pids;
+}

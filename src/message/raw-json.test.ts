@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { JsonObject, JsonRpcMessage } from './jsonrpc.js';
+import { rawTextOf, rememberRawMember, serializeMessage } from './raw-json.js';
+
+function parsed(line: string): JsonObject {
+  const message = JSON.parse(line) as JsonObject;
+  rememberRawMember(message, line);
+  return message;
+}
+
+describe('raw JSON forwarding', () => {
+  const body = '{"content":[{"type":"text","text":"a \\"quoted\\" \\u00e9 value"}],  "isError" : false}';
+
+  test('remembers the exact text of a result, whether it comes first or last', () => {
+    for (const line of [
+      `{"jsonrpc":"2.0","id":7,"result":${body}}`,
+      `{"id":7,"jsonrpc":"2.0","result":${body}}`,
+      `{"result":${body},"jsonrpc":"2.0","id":7}`,
+    ]) {
+      const message = parsed(line);
+      assert.equal(rawTextOf(message.result as object), body, line);
+    }
+  });
+
+  test('remembers the params of requests and notifications', () => {
+    const params = '{"name":"echo","arguments":{"text":"x"}}';
+    assert.equal(rawTextOf(parsed(`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":${params}}`).params as object), params);
+    assert.equal(rawTextOf(parsed(`{"jsonrpc":"2.0","method":"notifications/message","params":${params}}`).params as object), params);
+  });
+
+  test('forgets nothing it cannot prove: other layouts are left to JSON.stringify', () => {
+    assert.equal(rawTextOf(parsed(`{ "jsonrpc": "2.0", "id": 7, "result": ${body} }`).result as object), undefined);
+    assert.equal(rawTextOf(parsed(`{"jsonrpc":"2.0","result":${body},"id":7}`).result as object), undefined);
+  });
+
+  test('a forwarded result keeps its text under the new id, and means the same', () => {
+    const upstream = parsed(`{"jsonrpc":"2.0","id":7,"result":${body}}`);
+    const out: JsonRpcMessage = { jsonrpc: '2.0', id: 'client-id', result: upstream.result as JsonObject };
+    const line = serializeMessage(out);
+    assert.equal(line, `{"jsonrpc":"2.0","id":"client-id","result":${body}}`);
+    assert.deepEqual(JSON.parse(line), out);
+  });
+
+  test('a replaced object (a middleware returned a new one) is serialized afresh', () => {
+    const upstream = parsed(`{"jsonrpc":"2.0","id":7,"result":${body}}`);
+    const changed = { ...(upstream.result as JsonObject), isError: true };
+    assert.deepEqual(JSON.parse(serializeMessage({ jsonrpc: '2.0', id: 1, result: changed })), { jsonrpc: '2.0', id: 1, result: changed });
+  });
+
+  test('a forwarded request keeps its params text under the new id', () => {
+    const params = '{"name":"echo","arguments":{"text":"x"}}';
+    const request = parsed(`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":${params}}`);
+    const line = serializeMessage({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: request.params as JsonObject });
+    assert.equal(line, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":${params}}`);
+  });
+});
