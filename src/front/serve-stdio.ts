@@ -23,7 +23,8 @@ export interface StdioFront {
 /**
  * Serves `upstream` (usually a Chain) to one client over stdin/stdout. The session ends when stdin
  * ends, on SIGINT or SIGTERM, or on `close()`; upstreams are closed (child processes reaped) before
- * `closed` resolves. Nothing but protocol messages is ever written to stdout.
+ * `closed` resolves. A second signal during that shutdown exits the process at once. Nothing but
+ * protocol messages is ever written to stdout.
  */
 export async function serveStdio(upstream: Upstream, options: ServeStdioOptions = {}): Promise<StdioFront> {
   const input = options.input ?? process.stdin;
@@ -38,9 +39,15 @@ export async function serveStdio(upstream: Upstream, options: ServeStdioOptions 
   const closed = new Promise<void>((resolve) => {
     session.onclose = resolve;
   });
-  const stop = (): void => void session.close();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  // SIGINT/SIGTERM closes the session in order; one that comes while the session is already
+  // ending (stdin closed, or a first signal) exits at once: clients send SIGTERM when we take too
+  // long, and child process groups are then killed on the way out.
+  const stop = (): void => {
+    if (session.closing) process.exit(0);
+    void session.close();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   void closed.then(() => {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);

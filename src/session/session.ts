@@ -72,6 +72,11 @@ export class Session {
     return this.#peer.start();
   }
 
+  /** True once the session has begun to end. */
+  get closing(): boolean {
+    return this.#closing !== undefined;
+  }
+
   /** Ends the session: in-flight requests are aborted, the upstream connection is closed. */
   close(): Promise<void> {
     this.#closing ??= (async () => {

@@ -7,6 +7,7 @@ import { Peer } from '../rpc/peer.js';
 import { StreamTransport } from '../transport/stream-transport.js';
 import { defaultEnvironment } from './default-environment.js';
 import { killProcessGroup } from './kill-process-group.js';
+import { trackProcessGroup } from './live-process-groups.js';
 import { LineSplitter } from './line-splitter.js';
 import type { Downstream, RequestScope, SessionInfo, Upstream, UpstreamConnection } from './upstream.js';
 
@@ -21,7 +22,11 @@ export interface StdioOptions {
   name?: string;
   /** Restart backoff after a crash: first delay, factor, cap (ms). Defaults 250, 2, 30 000. */
   restart?: { initialDelayMs?: number; factor?: number; maxDelayMs?: number };
-  /** How long each shutdown step (stdin closed, then SIGTERM) waits before the next. Default 2000 ms. */
+  /**
+   * How long each shutdown step (stdin closed, then SIGTERM) waits before the next. Default 1000 ms,
+   * so that the whole shutdown fits in the time clients give us (the official SDK sends its own
+   * SIGTERM 2 s after closing our stdin).
+   */
   shutdownGraceMs?: number;
   maxMessageBytes?: number;
 }
@@ -84,7 +89,7 @@ class StdioConnection implements UpstreamConnection {
     if (!running) return;
     await running.peer.close(new McpError(ErrorCode.ConnectionClosed, `Upstream ${this.#name} closed`));
     running.child.stdin?.end();
-    await killProcessGroup(running.child, running.exited, this.#options.shutdownGraceMs ?? 2000);
+    await killProcessGroup(running.child, running.exited, this.#options.shutdownGraceMs ?? 1000);
   }
 
   /** The peer of a running child; starts (or restarts and re-initializes) one when needed. */
@@ -130,7 +135,10 @@ class StdioConnection implements UpstreamConnection {
         this.#crashed();
         reject(new McpError(ErrorCode.ConnectionClosed, `Upstream ${this.#name} could not start: ${error.message}`));
       });
-      child.once('spawn', () => resolve(this.#attach(child)));
+      child.once('spawn', () => {
+        trackProcessGroup(child);
+        resolve(this.#attach(child));
+      });
     });
   }
 

@@ -443,15 +443,28 @@ describe('mcp-chain CLI: no process is left behind when the chain exits', () => 
     }
   });
 
-  // Each of these waits out two shutdown grace periods (2 s each), idle: they run side by side.
+  // Each of these waits out two shutdown grace periods (1 s each), idle: they run side by side.
   describe('a server that ignores stdin EOF and SIGTERM', { concurrency: true }, () => {
+    test('SIGTERM to the CLI while it is already shutting down (as clients send when we are slow) exits at once, and the server still dies', T, async () => {
+      const cli = new Cli(['--env', 'HANG_IGNORE_EOF=1', '--env', 'HANG_IGNORE_SIGTERM=1', ...fixtureArgs('hang')]);
+      try {
+        await cli.initialize();
+        const server = await cli.serverPid(/^hang: ready pid=(\d+)$/);
+        cli.child.stdin.end();
+        cli.child.kill('SIGTERM');
+        assert.deepEqual(await withTimeout(cli.exited, 20_000, () => `the CLI to exit; ${cli.diagnostics()}`), { code: 0, signal: null });
+        await processGone(server);
+      } finally {
+        await cli.destroy();
+      }
+    });
     test('is killed when the CLI stdin closes (stdin closed, SIGTERM, then SIGKILL), and the CLI exits 0', T, async () => {
       const cli = new Cli(['--env', 'HANG_IGNORE_EOF=1', '--env', 'HANG_IGNORE_SIGTERM=1', ...fixtureArgs('hang')]);
       try {
         await cli.initialize();
         const server = await cli.serverPid(/^hang: ready pid=(\d+)$/);
         cli.child.stdin.end();
-        // Two shutdown grace periods of 2 s each: 20 s is only a net.
+        // Two shutdown grace periods of 1 s each: 20 s is only a net.
         assert.deepEqual(await withTimeout(cli.exited, 20_000, () => `the CLI to exit; ${cli.diagnostics()}`), { code: 0, signal: null });
         assert.ok(cli.serverSaid('ignoring SIGTERM'), 'the server was sent SIGTERM first, and ignored it');
         assert.equal(processAlive(server), false, `server ${server} is gone`);

@@ -1,0 +1,88 @@
+// The benchmark never rots: its quick smoke mode runs here, against every target, and must
+// produce a finite measurement for every target × scenario. No timing is ever asserted.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const TARGETS = ['none', 'mw-0', 'noop-1', 'noop-10', 'real'];
+const SCENARIOS = [
+  'cold_start',
+  'rss_idle',
+  'echo_seq',
+  'throughput_1',
+  'throughput_16',
+  'throughput_64',
+  'rss_load',
+  'payload_100k',
+  'payload_1m',
+  'tools_list_500',
+];
+
+const out = mkdtempSync(join(tmpdir(), 'mcp-chain-bench-test-'));
+after(() => rmSync(out, { recursive: true, force: true }));
+
+interface Row {
+  type: string;
+  target?: string;
+  scenario?: string;
+  metrics?: Record<string, unknown>;
+}
+
+function runQuick(): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env = { ...process.env };
+  delete env.NODE_TEST_CONTEXT; // the bench is not a test file
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench', 'run.ts'), '--quick', '--out', out], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  // A safety net against a hung run (the runner's own timeout would leave the child behind).
+  const net = setTimeout(() => child.kill('SIGTERM'), 50_000);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(net);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+test('bench --quick measures every target and scenario', { timeout: 60_000 }, async () => {
+  assert.ok(existsSync(join(root, 'dist', 'cli', 'main.js')), 'dist/ is missing: npm run build first');
+  const { code, stdout, stderr } = await runQuick();
+  assert.equal(code, 0, `bench exited with ${String(code)}:\n${stderr}`);
+
+  const rows = readFileSync(join(out, 'latest.jsonl'), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Row);
+  assert.equal(rows[0]?.type, 'meta');
+  assert.equal(rows.at(-1)?.type, 'done');
+  for (const target of TARGETS) {
+    for (const scenario of SCENARIOS) {
+      const row = rows.find((r) => r.type === 'measurement' && r.target === target && r.scenario === scenario);
+      assert.ok(row?.metrics, `no ${scenario} row for ${target}`);
+      const entries = Object.entries(row.metrics);
+      assert.ok(entries.length > 0, `${scenario} of ${target} has no metrics`);
+      for (const [key, value] of entries) {
+        // CPU is accounted for the proxy only: "no proxy" reports null.
+        if (key === 'cpu_us_per_call' && target === 'none') assert.equal(value, null, `${target} ${scenario} ${key}`);
+        else assert.ok(typeof value === 'number' && Number.isFinite(value), `${target} ${scenario} ${key} = ${String(value)}`);
+      }
+    }
+  }
+
+  const markdown = readFileSync(join(out, 'latest.md'), 'utf8');
+  assert.equal(stdout, markdown);
+  assert.match(markdown, /\| echo p50 \(µs\) \|/);
+  assert.match(markdown, /\*\*Targets\*\*/);
+});
