@@ -7,6 +7,7 @@ import type { LogFields, Logger } from '../../log/logger.js';
 import { silentLogger } from '../../log/stderr-logger.js';
 import type { JsonObject, Result } from '../../message/jsonrpc.js';
 import { harness } from '../../testing/harness.js';
+import { local } from '../../upstream/local.js';
 import { scripted, type Handler } from '../_test/scripted.js';
 import { lint } from './index.js';
 
@@ -231,6 +232,19 @@ describe('lint', () => {
         { method: 'tools/list', direction: 'toUpstream', problems: ['result.tools[0].inputSchema: expected an object, got nothing'] },
       ],
     ]);
+    await h.close();
+  });
+});
+
+describe('lint: values are not mutated', () => {
+  test('a middleware that mutates a reply in place fails, instead of corrupting what is forwarded', async () => {
+    const mutator: Middleware = async (ctx, next) => {
+      const reply = await next();
+      if (ctx.method === 'tools/list' && reply) (reply as { tools: unknown[] }).tools.length = 0;
+      return reply;
+    };
+    const h = await harness(chain(mutator, lint()).to(local({ tools: [{ name: 't', handler: () => ({ content: [] }) }] })));
+    assert.deepEqual((await h.call('tools/list')).error, { code: -32603, message: 'Internal error' });
     await h.close();
   });
 });

@@ -39,7 +39,8 @@ const meta = object({ _meta: optional(object()) });
  * Checks every message passing this point, before it goes on and when its reply comes back:
  * the JSON-RPC envelope (a method, object params, object `_meta`), that a known method travels
  * the right way as the right kind, and the essential shape of its params and of its result or
- * error. Unknown methods and fields pass unchecked. Put one on each side of the middleware under
+ * error. Unknown methods and fields pass unchecked. Params and replies are frozen (deeply), so a
+ * middleware that mutates one instead of returning a new one throws. Put one on each side of the middleware under
  * test to check what it sends both ways.
  *
  * @example
@@ -62,6 +63,7 @@ export function lint(options: LintOptions = {}): LintMiddleware {
 
   const middleware: Middleware = async function lint(ctx, next) {
     report(ctx, checkMessage(ctx));
+    deepFreeze(ctx.message.params);
     let reply: Reply;
     try {
       reply = await next();
@@ -70,9 +72,21 @@ export function lint(options: LintOptions = {}): LintMiddleware {
       throw error;
     }
     report(ctx, checkReply(ctx, reply));
+    deepFreeze(reply);
     return reply;
   };
   return Object.assign(middleware, { violations });
+}
+
+/**
+ * Messages and replies are values: middleware return new objects instead of changing the ones
+ * they get (the chain forwards an unchanged object's original bytes). Freezing them here makes a
+ * middleware that mutates one fail loudly in tests (a TypeError in strict mode).
+ */
+function deepFreeze(value: unknown): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const member of Object.values(value)) deepFreeze(member);
 }
 
 function checkMessage({ message, kind, direction }: Context): string[] {
