@@ -1,0 +1,7 @@
+// One pass-through middleware, the upstream left open (the CLI puts the command behind it).
+//   mcp-chain run bench/chains/noop-1.ts -- node bench/upstream.mjs
+import { chain, type Middleware } from 'mcp-chain';
+
+const noop: Middleware = async (_ctx, next) => next();
+
+export default chain(noop);
