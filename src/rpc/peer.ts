@@ -29,10 +29,12 @@ export interface PeerHandlers {
 }
 
 export interface IncomingScope {
-  /** Aborted when the other side cancels the request or the peer closes. */
+  /** Aborted when the other side cancels the request, the peer closes, or `abort` is called. */
   readonly signal: AbortSignal;
   /** The request's `_meta.progressToken`, if it has one. */
   readonly progressToken: string | number | undefined;
+  /** Aborts `signal` (a deadline passed); the request is still answered, with what the handler throws. */
+  abort(reason: McpError): void;
 }
 
 export interface PeerOptions {
@@ -248,9 +250,11 @@ export class Peer {
     }
     const incoming: Incoming = { controller: new AbortController(), cancelled: false };
     this.#incoming.set(id, incoming);
+    const { controller } = incoming;
     const scope: IncomingScope = {
-      signal: incoming.controller.signal,
+      signal: controller.signal,
       progressToken: progressTokenOf(message.params),
+      abort: (reason) => controller.abort(reason),
     };
     const mcpMessage: McpMessage = message.params === undefined
       ? { method: message.method }

@@ -2,26 +2,26 @@ import { ErrorCode } from '../errors/error-code.js';
 import { McpError } from '../errors/mcp-error.js';
 
 /**
- * Aborts a controller with -32001 "Request timed out" after `timeoutMs`. `extend()` (called on
+ * Calls `expire` with -32001 "Request timed out" after `timeoutMs`. `extend()` (called on
  * progress) restarts the countdown, but never past `maxMs` from the start.
  */
 export class Deadline {
-  readonly #controller: AbortController;
+  readonly #expire: (error: McpError) => void;
   readonly #timeoutMs: number;
   readonly #hardStop: number;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(controller: AbortController, timeoutMs: number, maxMs: number) {
-    this.#controller = controller;
+  constructor(timeoutMs: number, maxMs: number, expire: (error: McpError) => void) {
+    this.#expire = expire;
     this.#timeoutMs = timeoutMs;
     this.#hardStop = Date.now() + Math.max(maxMs, timeoutMs);
-    this.#arm(timeoutMs);
+    this.#timer = setTimeout(this.#fire, timeoutMs);
   }
 
   extend(): void {
     if (this.#timer === undefined) return;
     clearTimeout(this.#timer);
-    this.#arm(Math.min(this.#timeoutMs, this.#hardStop - Date.now()));
+    this.#timer = setTimeout(this.#fire, Math.max(0, Math.min(this.#timeoutMs, this.#hardStop - Date.now())));
   }
 
   clear(): void {
@@ -29,10 +29,8 @@ export class Deadline {
     this.#timer = undefined;
   }
 
-  #arm(ms: number): void {
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#controller.abort(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: this.#timeoutMs }));
-    }, Math.max(0, ms));
-  }
+  readonly #fire = (): void => {
+    this.#timer = undefined;
+    this.#expire(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: this.#timeoutMs }));
+  };
 }

@@ -8,7 +8,7 @@ import { isJsonObject } from '../message/parse-message.js';
 import { negotiateVersion, supportsBatches } from '../protocol/versions.js';
 import { Peer, type IncomingScope } from '../rpc/peer.js';
 import type { Transport } from '../transport/transport.js';
-import type { Downstream, SessionInfo, Upstream, UpstreamConnection } from '../upstream/upstream.js';
+import type { Downstream, RequestScope, SessionInfo, Upstream, UpstreamConnection } from '../upstream/upstream.js';
 import { Deadline } from './deadline.js';
 import { resolveTimeouts, timeoutFor, type ResolvedTimeouts, type TimeoutOptions } from './timeouts.js';
 
@@ -96,12 +96,12 @@ export class Session {
   readonly #downstream: Downstream = {
     request: (message, scope) => {
       const controller = new AbortController();
-      const deadline = new Deadline(controller, timeoutFor(this.#timeouts, message), this.#timeouts.max);
+      const deadline = new Deadline(timeoutFor(this.#timeouts, message), this.#timeouts.max, (error) => controller.abort(error));
       const onAbort = (): void => controller.abort(scope.signal.reason);
       scope.signal.addEventListener('abort', onAbort, { once: true });
       if (scope.signal.aborted) onAbort();
       return this.#peer
-        .request(message, { signal: controller.signal, related: this.#relatedFor(deadline, scope.related) })
+        .request(message, { signal: controller.signal, related: new Related(deadline, this.#timeouts.resetOnProgress, scope.related ?? this.#downstream) })
         .finally(() => {
           deadline.clear();
           scope.signal.removeEventListener('abort', onAbort);
@@ -112,17 +112,6 @@ export class Session {
       return Promise.resolve();
     },
   };
-
-  /** Progress for a request in flight extends its deadline on its way to `target`. */
-  #relatedFor(deadline: Deadline, target: Downstream = this.#downstream): Downstream {
-    return {
-      request: (message, scope) => target.request(message, scope),
-      notify: (message) => {
-        if (message.method === 'notifications/progress' && this.#timeouts.resetOnProgress) deadline.extend();
-        return target.notify(message);
-      },
-    };
-  }
 
   #acceptBatch(): true | string {
     if (this.#state !== 'ready') return 'a batch cannot come before initialization completes';
@@ -178,25 +167,31 @@ export class Session {
     }
   }
 
-  /** Sends a downstream request up the chain, under its deadline. */
-  async #forward(message: McpMessage, scope: IncomingScope): Promise<Result> {
-    const controller = new AbortController();
-    const deadline = new Deadline(controller, timeoutFor(this.#timeouts, message), this.#timeouts.max);
-    const onAbort = (): void => controller.abort(scope.signal.reason);
-    scope.signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      const reply = await raceAbort(
-        this.#connection.request(message, { signal: controller.signal, related: this.#relatedFor(deadline) }),
-        controller.signal,
-      );
-      if (reply === undefined) {
-        throw new Error(`The chain returned no result for ${message.method}: did a middleware forget to return next()?`);
-      }
-      return reply;
-    } finally {
-      deadline.clear();
-      scope.signal.removeEventListener('abort', onAbort);
-    }
+  /**
+   * Sends a downstream request up the chain, under its deadline. When the deadline passes, the
+   * request's signal aborts (the upstream is told to cancel) and the client is answered at once,
+   * whether or not the chain has settled.
+   */
+  #forward(message: McpMessage, scope: IncomingScope): Promise<Result> {
+    return new Promise<Result>((resolve, reject) => {
+      const deadline = new Deadline(timeoutFor(this.#timeouts, message), this.#timeouts.max, (error) => {
+        scope.abort(error);
+        reject(error);
+      });
+      this.#connection
+        .request(message, { signal: scope.signal, related: new Related(deadline, this.#timeouts.resetOnProgress, this.#downstream) })
+        .then(
+          (reply: Result | undefined) => {
+            deadline.clear();
+            if (reply !== undefined) resolve(reply);
+            else reject(new Error(`The chain returned no result for ${message.method}: did a middleware forget to return next()?`));
+          },
+          (error: unknown) => {
+            deadline.clear();
+            reject(error);
+          },
+        );
+    });
   }
 
   #onNotification(message: McpMessage): void {
@@ -211,21 +206,24 @@ export class Session {
   }
 }
 
-/** Settles with `promise`, or rejects with the signal's reason as soon as it aborts. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
+/** Where a request's related messages go: progress extends its deadline on the way. */
+class Related implements Downstream {
+  readonly #deadline: Deadline;
+  readonly #resetOnProgress: boolean;
+  readonly #target: Downstream;
+
+  constructor(deadline: Deadline, resetOnProgress: boolean, target: Downstream) {
+    this.#deadline = deadline;
+    this.#resetOnProgress = resetOnProgress;
+    this.#target = target;
+  }
+
+  request(message: McpMessage, scope: RequestScope): Promise<Result> {
+    return this.#target.request(message, scope);
+  }
+
+  notify(message: McpMessage): Promise<void> {
+    if (this.#resetOnProgress && message.method === 'notifications/progress') this.#deadline.extend();
+    return this.#target.notify(message);
+  }
 }

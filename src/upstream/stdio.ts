@@ -29,6 +29,8 @@ export interface StdioOptions {
    */
   shutdownGraceMs?: number;
   maxMessageBytes?: number;
+  /** Start the server on the first message instead of as soon as the session opens. Default false. */
+  lazy?: boolean;
 }
 
 /**
@@ -69,6 +71,9 @@ class StdioConnection implements UpstreamConnection {
     this.#downstream = downstream;
     this.#name = options.name ?? options.command.split('/').pop() ?? options.command;
     this.#log = session.log.child({ upstream: this.#name });
+    // Start now, so the server boots while the client is still connecting; a failure to start is
+    // reported to the first request.
+    if (options.lazy !== true) this.#ready(false).catch(() => undefined);
   }
 
   async request(message: McpMessage, scope: RequestScope): Promise<Result> {
