@@ -1,6 +1,6 @@
 import { ChainError } from '../errors/chain-error.js';
 import type { McpMessage, Result } from '../message/jsonrpc.js';
-import type { Downstream, SessionInfo, Upstream, UpstreamConnection } from '../upstream/upstream.js';
+import { requestScope, type Downstream, type RequestScope, type SessionInfo, type Upstream, type UpstreamConnection } from '../upstream/upstream.js';
 import { compose, type Composed } from './compose.js';
 import { createContext } from './context.js';
 import type { Middleware } from './middleware.js';
@@ -56,8 +56,8 @@ export class Chain implements Upstream {
     const reverse = (target: Downstream): Downstream => ({
       request: (message, scope) => {
         const related = scope.related && reverse(scope.related);
-        const ctx = createContext({ message, kind: 'request', direction: 'toDownstream', session, downstream: toClient, signal: scope.signal, related });
-        return backward(ctx, (c) => target.request(c.message, related ? { signal: scope.signal, related } : scope)).then(requireResult(message));
+        const ctx = createContext({ message, kind: 'request', direction: 'toDownstream', session, downstream: toClient, scope, related });
+        return backward(ctx, (c) => target.request(c.message, related ? withRelated(scope, related) : scope)).then(requireResult(message));
       },
       notify: (message) => {
         const ctx = createContext({ message, kind: 'notification', direction: 'toDownstream', session, downstream: toClient });
@@ -70,8 +70,8 @@ export class Chain implements Upstream {
     return {
       request: (message, scope) => {
         const related = scope.related && reverse(scope.related);
-        const ctx = createContext({ message, kind: 'request', direction: 'toUpstream', session, downstream: toClient, signal: scope.signal, related });
-        return forward(ctx, (c) => inner.request(c.message, related ? { signal: scope.signal, related } : scope)).then(requireResult(message));
+        const ctx = createContext({ message, kind: 'request', direction: 'toUpstream', session, downstream: toClient, scope, related });
+        return forward(ctx, (c) => inner.request(c.message, related ? withRelated(scope, related) : scope)).then(requireResult(message));
       },
       notify: (message) => {
         const ctx = createContext({ message, kind: 'notification', direction: 'toUpstream', session, downstream: toClient });
@@ -96,6 +96,12 @@ export function isChain(value: unknown): value is Chain {
 /** Starts a chain, optionally with middleware. */
 export function chain(...middleware: Middleware[]): Chain {
   return new Chain().use(...middleware);
+}
+
+/** The same cancellation, with another channel for related messages. */
+function withRelated(scope: RequestScope, related: Downstream): RequestScope {
+  const { cancel } = scope;
+  return cancel ? requestScope(cancel, related) : { signal: scope.signal, related };
 }
 
 function requireResult(message: McpMessage): (reply: Result | undefined) => Result {

@@ -1,6 +1,6 @@
 import type { Logger } from '../log/logger.js';
 import type { McpMessage } from '../message/jsonrpc.js';
-import type { Downstream, SessionInfo } from '../upstream/upstream.js';
+import type { Downstream, RequestScope, SessionInfo } from '../upstream/upstream.js';
 
 /** `toUpstream`: client→server traffic. `toDownstream`: server→client traffic. */
 export type Direction = 'toUpstream' | 'toDownstream';
@@ -44,16 +44,57 @@ export interface ContextInit {
   direction: Direction;
   session: SessionInfo;
   downstream: Downstream;
-  signal?: AbortSignal | undefined;
+  /** The request's cancellation; notifications have none. */
+  scope?: RequestScope | undefined;
   related?: Downstream | undefined;
 }
 
+/** The context the chain makes: `signal` is only created if a middleware reads it. */
+class ChainContext implements Context {
+  readonly message: McpMessage;
+  readonly method: string;
+  readonly kind: Context['kind'];
+  readonly direction: Direction;
+  readonly session: SessionInfo;
+  readonly downstream: Downstream;
+  readonly related: Downstream | undefined;
+  readonly log: Logger;
+  readonly #scope: RequestScope | undefined;
+  #state: Context['state'] | undefined;
+
+  constructor(init: ContextInit, state: Context['state'] | undefined) {
+    this.message = init.message;
+    this.method = init.message.method;
+    this.kind = init.kind;
+    this.direction = init.direction;
+    this.session = init.session;
+    this.downstream = init.downstream;
+    this.related = init.related;
+    this.#state = state;
+    this.log = init.session.log;
+    this.#scope = init.scope;
+  }
+
+  get signal(): AbortSignal {
+    return this.#scope?.signal ?? never;
+  }
+
+  /** Made on first use, and shared with the contexts of replacement messages. */
+  get state(): Context['state'] {
+    return (this.#state ??= {});
+  }
+
+  with(message: McpMessage): ChainContext {
+    const { kind, direction, session, downstream, related } = this;
+    return new ChainContext({ message, kind, direction, session, downstream, related, scope: this.#scope }, this.state);
+  }
+}
+
 export function createContext(init: ContextInit): Context {
-  const { message, kind, direction, session, downstream, signal = never, related } = init;
-  return { message, method: message.method, kind, direction, session, signal, downstream, related, state: {}, log: session.log };
+  return new ChainContext(init, undefined);
 }
 
 /** The same context with a replacement message (used when a middleware calls `next(message)`). */
 export function withMessage(ctx: Context, message: McpMessage): Context {
-  return { ...ctx, message, method: message.method };
+  return ctx instanceof ChainContext ? ctx.with(message) : { ...ctx, message, method: message.method };
 }

@@ -65,7 +65,7 @@ describe('Peer', () => {
     const released = new Promise<void>((resolve) => (release = resolve));
     let remoteSignal: AbortSignal | undefined;
     const { a, b } = pair(async (_m, scope) => {
-      remoteSignal = scope.signal;
+      remoteSignal = scope.cancel.signal;
       await released;
       return { late: true };
     });

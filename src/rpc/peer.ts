@@ -16,6 +16,7 @@ import {
 import { classifyMessage, isJsonObject } from '../message/parse-message.js';
 import type { Transport } from '../transport/transport.js';
 import type { Downstream } from '../upstream/upstream.js';
+import { CancelScope, onAbort, type Abortable } from './cancel-scope.js';
 import { progressTokenOf, withProgressToken } from './progress-token.js';
 
 /** What the owner of a Peer does with what the other side sends. */
@@ -29,12 +30,13 @@ export interface PeerHandlers {
 }
 
 export interface IncomingScope {
-  /** Aborted when the other side cancels the request, the peer closes, or `abort` is called. */
-  readonly signal: AbortSignal;
+  /**
+   * Aborted when the other side cancels the request, the peer closes, or a deadline passes
+   * (`cancel.abort(...)`: the request is then still answered, with what the handler throws).
+   */
+  readonly cancel: CancelScope;
   /** The request's `_meta.progressToken`, if it has one. */
   readonly progressToken: string | number | undefined;
-  /** Aborts `signal` (a deadline passed); the request is still answered, with what the handler throws. */
-  abort(reason: McpError): void;
 }
 
 export interface PeerOptions {
@@ -49,9 +51,12 @@ export interface PeerOptions {
 }
 
 export interface OutgoingOptions {
-  signal?: AbortSignal;
+  /** Aborting it cancels the request (a CancelScope is the cheaper kind). */
+  signal?: Abortable | undefined;
+  /** Preferred over `signal` when both are given. */
+  cancel?: CancelScope | undefined;
   /** Receives notifications related to this request (its progress, with the original token). */
-  related?: Downstream;
+  related?: Downstream | undefined;
 }
 
 interface Pending {
@@ -65,7 +70,7 @@ interface Pending {
 }
 
 interface Incoming {
-  controller: AbortController;
+  cancel: CancelScope;
   cancelled: boolean;
 }
 
@@ -113,15 +118,15 @@ export class Peer {
   /** Sends a request and resolves with its result; an error response rejects with an McpError. */
   request(message: McpMessage, options: OutgoingOptions = {}): Promise<Result> {
     if (this.#closedWith) return Promise.reject(this.#closedWith);
-    const { signal, related } = options;
-    if (signal?.aborted) return Promise.reject(signal.reason);
+    const { related } = options;
+    const abortable = options.cancel ?? options.signal;
+    if (abortable?.aborted) return Promise.reject(abortable.reason);
     const id = this.#nextId++;
     const progressToken = progressTokenOf(message.params);
     const params = progressToken === undefined ? message.params : withProgressToken(message.params, id);
     return new Promise<Result>((resolve, reject) => {
-      const onAbort = (): void => {
+      const onAborted = (reason: unknown): void => {
         if (!this.#pending.delete(id)) return;
-        const reason: unknown = signal?.reason;
         // The spec forbids cancelling initialize; its late answer is dropped all the same.
         if (message.method !== 'initialize') {
           this.notify({
@@ -131,13 +136,12 @@ export class Peer {
         }
         reject(reason);
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
       this.#pending.set(id, {
         resolve,
         reject,
         progressToken,
         related,
-        cleanup: () => signal?.removeEventListener('abort', onAbort),
+        cleanup: abortable ? onAbort(abortable, onAborted) : noop,
       });
       const request: JsonRpcRequest = params === undefined
         ? { jsonrpc: '2.0', id, method: message.method }
@@ -165,7 +169,7 @@ export class Peer {
       pending.cleanup();
       pending.reject(error);
     }
-    for (const incoming of this.#incoming.values()) incoming.controller.abort(error);
+    for (const incoming of this.#incoming.values()) incoming.cancel.abort(error);
     this.#incoming.clear();
     await this.#transport.close();
   }
@@ -248,14 +252,9 @@ export class Peer {
       reply(resultResponse(id, {}));
       return;
     }
-    const incoming: Incoming = { controller: new AbortController(), cancelled: false };
+    const incoming: Incoming = { cancel: new CancelScope(), cancelled: false };
     this.#incoming.set(id, incoming);
-    const { controller } = incoming;
-    const scope: IncomingScope = {
-      signal: controller.signal,
-      progressToken: progressTokenOf(message.params),
-      abort: (reason) => controller.abort(reason),
-    };
+    const scope: IncomingScope = { cancel: incoming.cancel, progressToken: progressTokenOf(message.params) };
     const mcpMessage: McpMessage = message.params === undefined
       ? { method: message.method }
       : { method: message.method, params: message.params };
@@ -296,7 +295,7 @@ export class Peer {
       if (incoming) {
         incoming.cancelled = true;
         const reason = typeof message.params?.reason === 'string' ? message.params.reason : 'Cancelled by the other side';
-        incoming.controller.abort(new McpError(ErrorCode.ConnectionClosed, reason));
+        incoming.cancel.abort(new McpError(ErrorCode.ConnectionClosed, reason));
       }
       return;
     }
@@ -343,3 +342,5 @@ export class Peer {
     else pending.resolve(isJsonObject(result) ? result : {});
   }
 }
+
+function noop(): void {}

@@ -6,9 +6,10 @@ import type { Logger } from '../log/logger.js';
 import type { JsonObject, McpMessage, Result } from '../message/jsonrpc.js';
 import { isJsonObject } from '../message/parse-message.js';
 import { negotiateVersion, supportsBatches } from '../protocol/versions.js';
+import { CancelScope, onAbort } from '../rpc/cancel-scope.js';
 import { Peer, type IncomingScope } from '../rpc/peer.js';
 import type { Transport } from '../transport/transport.js';
-import type { Downstream, RequestScope, SessionInfo, Upstream, UpstreamConnection } from '../upstream/upstream.js';
+import { requestScope, type Downstream, type RequestScope, type SessionInfo, type Upstream, type UpstreamConnection } from '../upstream/upstream.js';
 import { Deadline } from './deadline.js';
 import { resolveTimeouts, timeoutFor, type ResolvedTimeouts, type TimeoutOptions } from './timeouts.js';
 
@@ -95,16 +96,14 @@ export class Session {
   /** Server-originated traffic, on its way to the client. */
   readonly #downstream: Downstream = {
     request: (message, scope) => {
-      const controller = new AbortController();
-      const deadline = new Deadline(timeoutFor(this.#timeouts, message), this.#timeouts.max, (error) => controller.abort(error));
-      const onAbort = (): void => controller.abort(scope.signal.reason);
-      scope.signal.addEventListener('abort', onAbort, { once: true });
-      if (scope.signal.aborted) onAbort();
+      const cancel = new CancelScope();
+      const deadline = new Deadline(timeoutFor(this.#timeouts, message), this.#timeouts.max, (error) => cancel.abort(error));
+      const unsubscribe = onAbort(scope.cancel ?? scope.signal, (reason) => cancel.abort(reason));
       return this.#peer
-        .request(message, { signal: controller.signal, related: new Related(deadline, this.#timeouts.resetOnProgress, scope.related ?? this.#downstream) })
+        .request(message, { cancel, related: new Related(deadline, this.#timeouts.resetOnProgress, scope.related ?? this.#downstream) })
         .finally(() => {
           deadline.clear();
-          scope.signal.removeEventListener('abort', onAbort);
+          unsubscribe();
         });
     },
     notify: (message) => {
@@ -175,11 +174,11 @@ export class Session {
   #forward(message: McpMessage, scope: IncomingScope): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
       const deadline = new Deadline(timeoutFor(this.#timeouts, message), this.#timeouts.max, (error) => {
-        scope.abort(error);
+        scope.cancel.abort(error);
         reject(error);
       });
       this.#connection
-        .request(message, { signal: scope.signal, related: new Related(deadline, this.#timeouts.resetOnProgress, this.#downstream) })
+        .request(message, requestScope(scope.cancel, new Related(deadline, this.#timeouts.resetOnProgress, this.#downstream)))
         .then(
           (reply: Result | undefined) => {
             deadline.clear();

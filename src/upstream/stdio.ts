@@ -1,23 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { ErrorCode } from '../errors/error-code.js';
 import { McpError } from '../errors/mcp-error.js';
 import type { Logger } from '../log/logger.js';
 import type { JsonObject, McpMessage, Result } from '../message/jsonrpc.js';
 import { Peer } from '../rpc/peer.js';
 import { StreamTransport } from '../transport/stream-transport.js';
-import { defaultEnvironment } from './default-environment.js';
 import { killProcessGroup } from './kill-process-group.js';
 import { trackProcessGroup } from './live-process-groups.js';
 import { LineSplitter } from './line-splitter.js';
-import type { Downstream, RequestScope, SessionInfo, Upstream, UpstreamConnection } from './upstream.js';
+import { spawnServer, type ServerCommand, type SpawnedServer } from './spawn-server.js';
+import { requestScope, type Downstream, type RequestScope, type SessionInfo, type Upstream, type UpstreamConnection } from './upstream.js';
 
-export interface StdioOptions {
-  command: string;
-  args?: readonly string[];
-  /** Added to a safe default environment (PATH, HOME, USER, …), or to the whole of ours with `inheritEnv`. */
-  env?: Record<string, string>;
-  inheritEnv?: boolean;
-  cwd?: string;
+/** A stdio server: how to start it (command, args, env, inheritEnv, cwd), and how to run it. */
+export interface StdioOptions extends ServerCommand {
   /** The name in logs; defaults to the command's base name. */
   name?: string;
   /** Restart backoff after a crash: first delay, factor, cap (ms). Defaults 250, 2, 30 000. */
@@ -31,6 +26,11 @@ export interface StdioOptions {
   maxMessageBytes?: number;
   /** Start the server on the first message instead of as soon as the session opens. Default false. */
   lazy?: boolean;
+  /**
+   * A process already started with {@link spawnServer} from these same options, used by the first
+   * connection (the CLI starts the server before it loads the rest of itself).
+   */
+  prestarted?: SpawnedServer;
 }
 
 /**
@@ -41,8 +41,13 @@ export interface StdioOptions {
  * client's original parameters.
  */
 export function stdio(options: StdioOptions): Upstream {
+  let prestarted = options.prestarted;
   return {
-    connect: (downstream, session) => new StdioConnection(options, downstream, session),
+    connect: (downstream, session) => {
+      const adopted = prestarted;
+      prestarted = undefined;
+      return new StdioConnection(options, downstream, session, adopted);
+    },
   };
 }
 
@@ -65,9 +70,11 @@ class StdioConnection implements UpstreamConnection {
   #lastCrash = 0;
   #startedAt = 0;
   #closed = false;
+  #adopted: SpawnedServer | undefined;
 
-  constructor(options: StdioOptions, downstream: Downstream, session: SessionInfo) {
+  constructor(options: StdioOptions, downstream: Downstream, session: SessionInfo, adopted?: SpawnedServer) {
     this.#options = options;
+    this.#adopted = adopted;
     this.#downstream = downstream;
     this.#name = options.name ?? options.command.split('/').pop() ?? options.command;
     this.#log = session.log.child({ upstream: this.#name });
@@ -125,27 +132,20 @@ class StdioConnection implements UpstreamConnection {
     return running.peer;
   }
 
-  #spawn(): Promise<Running> {
-    const { command, args = [], cwd, env, inheritEnv } = this.#options;
+  async #spawn(): Promise<Running> {
     this.#startedAt = Date.now();
-    const child = spawn(command, args, {
-      cwd,
-      env: { ...(inheritEnv ? process.env : defaultEnvironment()), ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true,
-      windowsHide: true,
-    });
-    return new Promise<Running>((resolve, reject) => {
-      child.once('error', (error) => {
-        this.#crashed();
-        reject(new McpError(ErrorCode.ConnectionClosed, `Upstream ${this.#name} could not start: ${error.message}`));
-      });
-      child.once('spawn', () => {
-        trackProcessGroup(child);
-        resolve(this.#attach(child));
-      });
-    });
+    const spawned = this.#adopted ?? spawnServer(this.#options);
+    this.#adopted = undefined;
+    try {
+      await spawned.started;
+    } catch (error) {
+      this.#crashed();
+      throw new McpError(ErrorCode.ConnectionClosed, `Upstream ${this.#name} could not start: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    trackProcessGroup(spawned.child);
+    return this.#attach(spawned.child);
   }
+
 
   #attach(child: ChildProcess): Running {
     const { stdin, stdout, stderr } = child;
@@ -154,7 +154,7 @@ class StdioConnection implements UpstreamConnection {
     const peer = new Peer(
       transport,
       {
-        request: (message, scope) => this.#downstream.request(message, { signal: scope.signal }),
+        request: (message, scope) => this.#downstream.request(message, requestScope(scope.cancel, undefined)),
         notification: (message) => {
           this.#downstream.notify(message).catch((error: unknown) => {
             this.#log.warn('delivering a notification failed', { method: message.method, error: String(error) });

@@ -1,5 +1,6 @@
 import type { Logger } from '../log/logger.js';
 import type { McpMessage, Result } from '../message/jsonrpc.js';
+import type { CancelScope } from '../rpc/cancel-scope.js';
 
 /**
  * Where messages go on their way *down* (toward the client): server→client requests such as
@@ -18,7 +19,31 @@ export interface RequestScope {
    * Where messages *related* to this request go, such as its `notifications/progress` (with the
    * progress token of the request as the receiver of `related` knows it).
    */
-  readonly related?: Downstream;
+  readonly related?: Downstream | undefined;
+  /**
+   * The same cancellation as `signal`, without the cost of an AbortSignal: scopes made by
+   * mcp-chain have it (and make `signal` only when it is read). Scopes made by hand may omit it.
+   */
+  readonly cancel?: CancelScope;
+}
+
+/** A RequestScope over a CancelScope, whose `signal` is made only when read. */
+class LazyScope implements RequestScope {
+  readonly cancel: CancelScope;
+  readonly related: Downstream | undefined;
+
+  constructor(cancel: CancelScope, related: Downstream | undefined) {
+    this.cancel = cancel;
+    this.related = related;
+  }
+
+  get signal(): AbortSignal {
+    return this.cancel.signal;
+  }
+}
+
+export function requestScope(cancel: CancelScope, related: Downstream | undefined): RequestScope {
+  return new LazyScope(cancel, related);
 }
 
 /** One live connection to an upstream, opened for one downstream session. */

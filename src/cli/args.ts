@@ -1,0 +1,125 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ChainError } from '../errors/chain-error.js';
+import type { LogLevel } from '../log/logger.js';
+import type { ServerCommand } from '../upstream/spawn-server.js';
+
+export const USAGE = `mcp-chain — middleware proxy for MCP servers
+
+Usage:
+  mcp-chain [options] -- <command> [args...]   serve a stdio MCP server through a chain, on stdio
+  mcp-chain run <chain-file.ts|.js> [options] [-- <command> [args...]]
+                                               serve the chain exported by a file, on stdio
+                                               (in front of <command> when the file leaves the
+                                               upstream open)
+
+Options:
+  --name <name>            serverInfo.name shown to clients (default: the upstream's own)
+  --timeout <ms>           deadline of each forwarded request (default 60000)
+  --max-timeout <ms>       hard maximum even with progress (default 600000)
+  --max-message-bytes <n>  largest message accepted from the client (default 4 MiB)
+  --log-level <level>      silent | error | warn | info | debug (default info; logs go to stderr)
+  --inherit-env            give the server our whole environment (default: a safe minimum plus --env)
+  --env KEY=VALUE          set a variable for the server (repeatable)
+  --cwd <dir>              working directory of the server
+  -h, --help               show this help
+  -v, --version            show the version
+`;
+
+
+/** What the command line asks for. Parsing is light: nothing of the proxy is loaded for it. */
+export type CliRequest =
+  | { kind: 'help' | 'version' | 'usage' }
+  | {
+      kind: 'serve';
+      /** The chain file of `mcp-chain run <file>`. */
+      file: string | undefined;
+      /** The server given after `--`. */
+      server: ServerCommand | undefined;
+      name: string | undefined;
+      timeout: number | undefined;
+      maxTimeout: number | undefined;
+      maxMessageBytes: number | undefined;
+      logLevel: LogLevel | undefined;
+    };
+
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function positiveInt(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new ChainError('USAGE', `${name} must be a positive integer, got ${value}`);
+  return n;
+}
+
+function logLevel(value: string | undefined): LogLevel | undefined {
+  if (value === undefined) return undefined;
+  if (['silent', 'error', 'warn', 'info', 'debug'].includes(value)) return value as LogLevel;
+  throw new ChainError('USAGE', `--log-level must be silent, error, warn, info or debug, got ${value}`);
+}
+
+function environment(pairs: readonly string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new ChainError('USAGE', `--env takes KEY=VALUE, got ${pair}`);
+    env[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return env;
+}
+
+/** Parses `argv` (without node and the script); usage mistakes throw a ChainError('USAGE'). */
+export function parseCli(argv: readonly string[]): CliRequest {
+  const dashdash = argv.indexOf('--');
+  const own = dashdash === -1 ? [...argv] : argv.slice(0, dashdash);
+  const command = dashdash === -1 ? [] : argv.slice(dashdash + 1);
+  const { values, positionals } = parseArgs({
+    args: own,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      timeout: { type: 'string' },
+      'max-timeout': { type: 'string' },
+      'max-message-bytes': { type: 'string' },
+      'log-level': { type: 'string' },
+      'inherit-env': { type: 'boolean' },
+      env: { type: 'string', multiple: true },
+      cwd: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+    },
+  });
+  if (values.help) return { kind: 'help' };
+  if (values.version) return { kind: 'version' };
+  const request = {
+    kind: 'serve' as const,
+    file: undefined as string | undefined,
+    server: undefined as ServerCommand | undefined,
+    name: values.name,
+    timeout: positiveInt('--timeout', values.timeout),
+    maxTimeout: positiveInt('--max-timeout', values['max-timeout']),
+    maxMessageBytes: positiveInt('--max-message-bytes', values['max-message-bytes']),
+    logLevel: logLevel(values['log-level']),
+  };
+  const [cmd, ...args] = command;
+  if (cmd !== undefined) {
+    request.server = {
+      command: cmd,
+      args,
+      env: environment(values.env ?? []),
+      ...(values['inherit-env'] ? { inheritEnv: true } : {}),
+      ...(values.cwd === undefined ? {} : { cwd: values.cwd }),
+    };
+  }
+  if (positionals[0] === 'run') {
+    if (positionals[1] === undefined || positionals.length > 2) {
+      throw new ChainError('USAGE', 'usage: mcp-chain run <chain-file> [-- <command> [args...]]');
+    }
+    request.file = positionals[1];
+    return request;
+  }
+  return request.server && positionals.length === 0 ? request : { kind: 'usage' };
+}
