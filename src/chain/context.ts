@@ -1,5 +1,6 @@
 import type { Logger } from '../log/logger.js';
 import type { McpMessage } from '../message/jsonrpc.js';
+import { onAbort } from '../rpc/cancel-scope.js';
 import type { Downstream, RequestScope, SessionInfo } from '../upstream/upstream.js';
 
 /** `toUpstream`: client→server traffic. `toDownstream`: server→client traffic. */
@@ -34,6 +35,11 @@ export interface Context<M extends McpMessage = McpMessage> {
   readonly related: Downstream | undefined;
   readonly state: Partial<ContextState> & Record<string, unknown>;
   readonly log: Logger;
+  /**
+   * Calls `callback` once if the request is aborted (at once if it already is), and returns an
+   * unsubscribe. Cheaper than listening on `signal`, which is only made when read.
+   */
+  onAbort(callback: (reason: unknown) => void): () => void;
 }
 
 const never = new AbortController().signal;
@@ -79,6 +85,12 @@ class ChainContext implements Context {
     return this.#scope?.signal ?? never;
   }
 
+  onAbort(callback: (reason: unknown) => void): () => void {
+    const scope = this.#scope;
+    if (!scope) return noop;
+    return onAbort(scope.cancel ?? scope.signal, callback);
+  }
+
   /** Made on first use, and shared with the contexts of replacement messages. */
   get state(): Context['state'] {
     return (this.#state ??= {});
@@ -89,6 +101,8 @@ class ChainContext implements Context {
     return new ChainContext({ message, kind, direction, session, downstream, related, scope: this.#scope }, this.state);
   }
 }
+
+function noop(): void {}
 
 export function createContext(init: ContextInit): Context {
   return new ChainContext(init, undefined);

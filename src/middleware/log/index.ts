@@ -76,13 +76,10 @@ export function log(options: LogOptions = {}): LogMiddleware {
       done = true;
       out.write(entry(ctx, time, performance.now() - start, outcome, error, includeParams));
     };
-    const onAbort = (): void => {
-      const reason: unknown = ctx.signal.reason;
+    const unsubscribe = ctx.onAbort((reason) => {
       if (reason instanceof McpError && reason.code === ErrorCode.RequestTimeout) finish('error', reason);
       else finish('cancelled');
-    };
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
-    if (ctx.signal.aborted) onAbort();
+    });
     try {
       const reply = await next();
       finish(ctx.method === 'tools/call' && reply?.isError === true ? 'isError' : 'ok');
@@ -91,7 +88,7 @@ export function log(options: LogOptions = {}): LogMiddleware {
       finish('error', error);
       throw error;
     } finally {
-      ctx.signal.removeEventListener('abort', onAbort);
+      unsubscribe();
     }
   };
   return Object.assign(middleware, { close: out.close });
