@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { chain } from '../chain/chain.js';
 import { harness } from '../testing/harness.js';
 import { local, type LocalTool } from '../upstream/local.js';
+import type { Upstream } from '../upstream/upstream.js';
 
 function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
   let resolve!: (value: T) => void;
@@ -388,5 +389,37 @@ describe('Session: cancellation in both directions', () => {
     await started.promise;
     await h.close();
     assert.equal(((await aborted.promise) as { code: number }).code, -32000);
+  });
+});
+
+describe('Session: a failed initialize', () => {
+  test('leaves the session uninitialized, and a later initialize still holds back requests until it completes', async () => {
+    const events: string[] = [];
+    const release = deferred();
+    const slowStart: Upstream = {
+      connect: () => ({
+        request: async (message) => {
+          events.push(`${message.method} arrives`);
+          if (message.method !== 'initialize') return { tools: [] };
+          await release.promise;
+          events.push('initialize done');
+          return { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } };
+        },
+        notify: () => Promise.resolve(),
+        close: () => Promise.resolve(),
+      }),
+    };
+    const h = await harness(slowStart, { initialize: false });
+    const bad = await h.call('initialize', { capabilities: {} });
+    assert.equal((bad.error as { code: number }).code, -32602);
+    assert.equal(((await h.call('tools/list')).error as { code: number }).code, -32600);
+    const init = h.call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } });
+    const list = h.call('tools/list');
+    await h.request('ping');
+    release.resolve();
+    assert.ok('result' in (await init));
+    assert.ok('result' in (await list));
+    assert.deepEqual(events, ['initialize arrives', 'initialize done', 'tools/list arrives']);
+    await h.close();
   });
 });

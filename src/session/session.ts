@@ -121,7 +121,8 @@ export class Session {
   async #onRequest(message: McpMessage, scope: IncomingScope): Promise<Result> {
     if (message.method === 'initialize') {
       const initializing = this.#initialize(message, scope);
-      this.#initializing ??= initializing.catch(() => undefined);
+      // #initialize sets the state before its first await: 'initializing' means this one started.
+      if (this.#state === 'initializing') this.#initializing = initializing.catch(() => undefined);
       return initializing;
     }
     if (this.#state === 'initializing') await this.#initializing;
