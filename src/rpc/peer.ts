@@ -136,13 +136,9 @@ export class Peer {
         }
         reject(reason);
       };
-      this.#pending.set(id, {
-        resolve,
-        reject,
-        progressToken,
-        related,
-        cleanup: abortable ? onAbort(abortable, onAborted) : noop,
-      });
+      const pending: Pending = { resolve, reject, progressToken, related, cleanup: noop };
+      this.#pending.set(id, pending);
+      if (abortable) pending.cleanup = onAbort(abortable, onAborted);
       const request: JsonRpcRequest = params === undefined
         ? { jsonrpc: '2.0', id, method: message.method }
         : { jsonrpc: '2.0', id, method: message.method, params };
