@@ -63,6 +63,8 @@ export class Chain implements Upstream {
         const ctx = createContext({ message, kind: 'notification', direction: 'toDownstream', session, downstream: toClient });
         return backward(ctx, (c) => target.notify(c.message).then(() => undefined)).then(() => undefined);
       },
+      pause: () => target.pause?.(),
+      resume: () => target.resume?.(),
     });
     const toClient = reverse(downstream);
 
@@ -78,6 +80,8 @@ export class Chain implements Upstream {
         return forward(ctx, (c) => inner.notify(c.message).then(() => undefined)).then(() => undefined);
       },
       close: () => inner.close(),
+      pause: () => inner.pause?.(),
+      resume: () => inner.resume?.(),
     };
   }
 }

@@ -28,6 +28,9 @@ export interface SessionOptions {
 export class Session {
   readonly info: SessionInfo;
   readonly #peer: Peer;
+  readonly #transport: Transport;
+  /** How many upstream inputs are full: while any is, the client is not read. */
+  #heldBack = 0;
   readonly #connection: UpstreamConnection;
   readonly #options: SessionOptions;
   readonly #timeouts: ResolvedTimeouts;
@@ -66,7 +69,10 @@ export class Session {
         acceptBatch: () => this.#acceptBatch(),
       },
     );
+    this.#transport = transport;
     this.#connection = upstream.connect(this.#downstream, this.info);
+    // A client that does not read what we send holds the upstream back.
+    transport.oncongestion = (congested) => (congested ? this.#connection.pause?.() : this.#connection.resume?.());
   }
 
   start(): Promise<void> {
@@ -109,6 +115,13 @@ export class Session {
     notify: (message) => {
       this.#peer.notify(message);
       return Promise.resolve();
+    },
+    // An upstream that cannot take more holds the client back (nested: one resume per pause).
+    pause: () => {
+      if (this.#heldBack++ === 0) this.#transport.pause?.();
+    },
+    resume: () => {
+      if (this.#heldBack > 0 && --this.#heldBack === 0) this.#transport.resume?.();
     },
   };
 
@@ -225,5 +238,13 @@ class Related implements Downstream {
   notify(message: McpMessage): Promise<void> {
     if (this.#resetOnProgress && message.method === 'notifications/progress') this.#deadline.extend();
     return this.#target.notify(message);
+  }
+
+  pause(): void {
+    this.#target.pause?.();
+  }
+
+  resume(): void {
+    this.#target.resume?.();
   }
 }

@@ -135,6 +135,27 @@ export class Harness {
     return result;
   }
 
+  /** Whether the chain has stopped reading from this client (flow control: an upstream is full). */
+  get heldBack(): boolean {
+    return this.#input.isPaused();
+  }
+
+  /** Resolves when the chain next stops reading from this client, or resumes. */
+  flowChange(): Promise<'paused' | 'resumed'> {
+    return new Promise((resolve) => {
+      const paused = (): void => {
+        this.#input.off('resume', resumed);
+        resolve('paused');
+      };
+      const resumed = (): void => {
+        this.#input.off('pause', paused);
+        resolve('resumed');
+      };
+      this.#input.once('pause', paused);
+      this.#input.once('resume', resumed);
+    });
+  }
+
   /** Ends the client side: the session sees its downstream go away. */
   async close(): Promise<void> {
     this.#input.end();

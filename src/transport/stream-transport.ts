@@ -12,20 +12,23 @@ export interface StreamTransportOptions {
 
 /**
  * Newline-delimited JSON over a pair of byte streams: the stdio front (our stdin/stdout) and a
- * stdio upstream (a child's stdout/stdin) both use it. Writes go through the stream's own buffer,
- * which applies backpressure to the writer through `writableNeedDrain`.
+ * stdio upstream (a child's stdout/stdin) both use it. When a write finds the output's buffer full
+ * (the other side is not reading), `oncongestion(true)` is called, and `oncongestion(false)` once
+ * it drains; `pause()`/`resume()` stop and restart reading, which holds the other side back.
  */
 export class StreamTransport implements Transport {
   onmessage?: (value: unknown) => void;
   onmalformed?: (error: McpError, line: string | undefined) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
+  oncongestion?: (congested: boolean) => void;
 
   readonly #input: Readable;
   readonly #output: Writable;
   readonly #reader: LineReader;
   #closed = false;
   #queued: string[] = [];
+  #congested = false;
 
   constructor(input: Readable, output: Writable, options: StreamTransportOptions = {}) {
     this.#input = input;
@@ -64,8 +67,26 @@ export class StreamTransport implements Transport {
     const lines = this.#queued;
     this.#queued = [];
     if (lines.length === 0 || this.#output.destroyed || this.#output.writableEnded) return;
-    this.#output.write(lines.length === 1 ? lines[0] + '\n' : lines.join('\n') + '\n');
+    const room = this.#output.write(lines.length === 1 ? lines[0] + '\n' : lines.join('\n') + '\n');
+    if (!room && !this.#congested) {
+      this.#congested = true;
+      this.#output.once('drain', this.#onDrain);
+      this.oncongestion?.(true);
+    }
   };
+
+  readonly #onDrain = (): void => {
+    this.#congested = false;
+    this.oncongestion?.(false);
+  };
+
+  pause(): void {
+    this.#input.pause();
+  }
+
+  resume(): void {
+    if (!this.#closed) this.#input.resume();
+  }
 
   /** Stops reading; what was queued before is still written. */
   close(): Promise<void> {
@@ -91,6 +112,7 @@ export class StreamTransport implements Transport {
     this.#closed = true;
     this.#input.off('data', this.#onData);
     this.#input.off('end', this.#onEnd);
+    this.#output.off('drain', this.#onDrain);
     this.onclose?.();
   }
 }

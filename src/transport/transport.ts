@@ -16,4 +16,12 @@ export interface Transport {
   /** The other side went away, or `close()` was called. Called once. */
   onclose?: () => void;
   onerror?: (error: Error) => void;
+  /**
+   * Flow control, where the transport has it. `oncongestion(true)`: what we send is piling up
+   * because the other side is not reading; `oncongestion(false)`: it drained.
+   */
+  oncongestion?: (congested: boolean) => void;
+  /** Stop delivering incoming messages until `resume()` (the other side is then held back). */
+  pause?(): void;
+  resume?(): void;
 }

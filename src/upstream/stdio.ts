@@ -54,6 +54,7 @@ export function stdio(options: StdioOptions): Upstream {
 interface Running {
   child: ChildProcess;
   peer: Peer;
+  transport: StreamTransport;
   exited: Promise<void>;
 }
 
@@ -71,6 +72,8 @@ class StdioConnection implements UpstreamConnection {
   #startedAt = 0;
   #closed = false;
   #adopted: SpawnedServer | undefined;
+  /** Nested pauses asked by the session (the client is not reading what we relay). */
+  #paused = 0;
 
   constructor(options: StdioOptions, downstream: Downstream, session: SessionInfo, adopted?: SpawnedServer) {
     this.#options = options;
@@ -93,6 +96,15 @@ class StdioConnection implements UpstreamConnection {
     if (message.method === 'notifications/initialized') this.#initialized = true;
     const peer = await this.#ready(message.method !== 'notifications/initialized');
     peer.notify(message);
+  }
+
+  /** Stop reading the server's stdout: it blocks on a full pipe, and so is held back. */
+  pause(): void {
+    if (this.#paused++ === 0) this.#running?.transport.pause();
+  }
+
+  resume(): void {
+    if (this.#paused > 0 && --this.#paused === 0) this.#running?.transport.resume();
   }
 
   async close(): Promise<void> {
@@ -168,12 +180,24 @@ class StdioConnection implements UpstreamConnection {
       },
       { log: this.#log, answerInvalid: false },
     );
+    // A server that does not read its stdin holds the client back until it drains (and always
+    // lets it go when the server exits).
+    let holding = false;
+    const hold = (congested: boolean): void => {
+      if (congested === holding) return;
+      holding = congested;
+      if (congested) this.#downstream.pause?.();
+      else this.#downstream.resume?.();
+    };
+    transport.oncongestion = hold;
+    if (this.#paused > 0) transport.pause();
     const splitter = new LineSplitter((line) => this.#log.info(line, { stream: 'stderr' }));
     stderr.on('data', (chunk: Buffer) => splitter.push(chunk));
     stdin.on('error', () => undefined); // EPIPE after a crash is reported by 'close' below
     const exited = new Promise<void>((resolve) => {
       child.once('close', (code, signal) => {
         splitter.flush();
+        hold(false);
         const how = signal ? `signal ${signal}` : `code ${String(code)}`;
         if (!this.#closed) {
           this.#log.warn(`upstream exited (${how})`);
@@ -187,7 +211,7 @@ class StdioConnection implements UpstreamConnection {
       child.once('exit', () => killProcessGroup.now(child, 'SIGKILL'));
     });
     void peer.start();
-    const running: Running = { child, peer, exited };
+    const running: Running = { child, peer, transport, exited };
     this.#running = running;
     return running;
   }

@@ -9,6 +9,12 @@ import type { CancelScope } from '../rpc/cancel-scope.js';
 export interface Downstream {
   request(message: McpMessage, scope: RequestScope): Promise<Result>;
   notify(message: McpMessage): Promise<void>;
+  /**
+   * Flow control: the upstream cannot take more for now (its input is full), so stop reading from
+   * the client until `resume()`. Calls nest: every `pause()` is matched by one `resume()`.
+   */
+  pause?(): void;
+  resume?(): void;
 }
 
 /** What travels with one request besides its message. */
@@ -52,6 +58,12 @@ export interface UpstreamConnection {
   notify(message: McpMessage): Promise<void>;
   /** Ends the connection and everything it owns (child processes, sockets). Idempotent. */
   close(): Promise<void>;
+  /**
+   * Flow control: the client cannot take more for now, so stop reading from the upstream until
+   * `resume()`. Calls nest like `Downstream.pause`.
+   */
+  pause?(): void;
+  resume?(): void;
 }
 
 /** What an upstream knows of the session it is opened for. */

@@ -113,3 +113,26 @@ describe('stdio upstream: shutdown', () => {
     await h.close();
   });
 });
+
+describe('stdio upstream: flow control', () => {
+  test('a server that stops reading its stdin holds the client back, and everything is answered once it reads again', { timeout: 30_000 }, async () => {
+    const log = new CaptureLogger();
+    const h = await harness(chain().to(stdio(fixture('deaf'))), { log });
+    const pid = Number(texts(await h.request('tools/call', { name: 'stop-reading', arguments: {} }))[0]);
+    await log.waitFor(/^deaf: not reading$/);
+    const text = 'x'.repeat(256 * 1024);
+    const held = h.flowChange();
+    const answers = Array.from({ length: 64 }, (_, i) => h.call('tools/call', { name: 'echo', arguments: { text: `${i}:${text}` } }));
+    assert.equal(await held, 'paused');
+    assert.equal(h.heldBack, true);
+    const released = h.flowChange();
+    process.kill(pid, 'SIGUSR2');
+    assert.equal(await released, 'resumed');
+    const replies = await Promise.all(answers);
+    replies.forEach((reply, i) => {
+      assert.equal(((reply.result as { content: Array<{ text: string }> }).content[0]?.text ?? '').slice(0, String(i).length + 1), `${i}:`);
+    });
+    assert.equal(h.heldBack, false);
+    await h.close();
+  });
+});
