@@ -37,8 +37,8 @@ export interface StdioOptions extends ServerCommand {
  * An upstream MCP server started as a child process, one per downstream session. Its stdout
  * carries the protocol (lines that are not JSON-RPC are logged and dropped); its stderr is relayed
  * to our log, line by line, with its name. If it crashes, every request in flight fails at once and
- * the next message restarts it (after an exponential backoff) and re-initializes it with the
- * client's original parameters.
+ * the next message restarts it (after an exponential backoff), re-initializes it with the client's
+ * original parameters, and tells it again the log level and resource subscriptions the session had.
  */
 export function stdio(options: StdioOptions): Upstream {
   let prestarted = options.prestarted;
@@ -72,6 +72,8 @@ class StdioConnection implements UpstreamConnection {
   #startedAt = 0;
   #closed = false;
   #adopted: SpawnedServer | undefined;
+  #logLevel: JsonObject | undefined;
+  readonly #subscriptions = new Set<string>();
   /** Nested pauses asked by the session (the client is not reading what we relay). */
   #paused = 0;
 
@@ -89,7 +91,31 @@ class StdioConnection implements UpstreamConnection {
   async request(message: McpMessage, scope: RequestScope): Promise<Result> {
     if (message.method === 'initialize') this.#initialize = message.params ?? {};
     const peer = await this.#ready(message.method !== 'initialize');
-    return peer.request(message, scope);
+    const result = await peer.request(message, scope);
+    this.#remember(message);
+    return result;
+  }
+
+  /** What the session asked of the server that a restarted server must be told again. */
+  #remember(message: McpMessage): void {
+    const params = message.params ?? {};
+    if (message.method === 'logging/setLevel') this.#logLevel = params;
+    else if (message.method === 'resources/subscribe' && typeof params.uri === 'string') this.#subscriptions.add(params.uri);
+    else if (message.method === 'resources/unsubscribe' && typeof params.uri === 'string') this.#subscriptions.delete(params.uri);
+  }
+
+  /** Tells a restarted server the log level and subscriptions the session had set. */
+  async #replay(peer: Peer): Promise<void> {
+    const replayed: McpMessage[] = [];
+    if (this.#logLevel) replayed.push({ method: 'logging/setLevel', params: this.#logLevel });
+    for (const uri of this.#subscriptions) replayed.push({ method: 'resources/subscribe', params: { uri } });
+    for (const message of replayed) {
+      try {
+        await peer.request(message, { signal: AbortSignal.timeout(30_000) });
+      } catch (error) {
+        this.#log.warn('a restarted upstream refused session state', { method: message.method, error: String(error) });
+      }
+    }
   }
 
   async notify(message: McpMessage): Promise<void> {
@@ -140,6 +166,7 @@ class StdioConnection implements UpstreamConnection {
         { signal: AbortSignal.timeout(30_000) },
       );
       if (this.#initialized) running.peer.notify({ method: 'notifications/initialized' });
+      await this.#replay(running.peer);
     }
     return running.peer;
   }

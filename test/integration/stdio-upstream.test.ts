@@ -136,3 +136,21 @@ describe('stdio upstream: flow control', () => {
     await h.close();
   });
 });
+
+describe('stdio upstream: a restarted server gets the session back', () => {
+  test('the log level and the resource subscriptions (not the unsubscribed ones) are set again after a crash', async () => {
+    const log = new CaptureLogger();
+    const state = join(dir, 'crashy-replay-state');
+    const h = await harness(chain().to(stdio(fixture('crashy', { env: { CRASHY_STATE_FILE: state } }))), { log });
+    await h.request('logging/setLevel', { level: 'debug' });
+    await h.request('resources/subscribe', { uri: 'test://kept' });
+    await h.request('resources/subscribe', { uri: 'test://dropped' });
+    await h.request('resources/unsubscribe', { uri: 'test://dropped' });
+    assert.equal(((await h.call('tools/call', { name: 'crash', arguments: {} })).error as { code: number }).code, -32000);
+    assert.ok(texts(await h.request('tools/call', { name: 'echo', arguments: { text: 'back' } })).includes('start=2'));
+    await log.waitFor(/^start=2 setLevel debug$/);
+    await log.waitFor(/^start=2 subscribe test:\/\/kept$/);
+    assert.ok(!log.lines.some((l) => l.message === 'start=2 subscribe test://dropped'));
+    await h.close();
+  });
+});
