@@ -6,7 +6,7 @@ import { after, describe, test } from 'node:test';
 import { chain } from '../../src/chain/chain.js';
 import { harness } from '../../src/testing/harness.js';
 import { stdio, type StdioOptions } from '../../src/upstream/stdio.js';
-import { fixtureCommand } from '../helpers/targets.js';
+import { everythingEntry, fixtureCommand } from '../helpers/targets.js';
 import { CaptureLogger } from './_capture-logger.js';
 import { processAlive, processGone } from './_process.js';
 
@@ -152,5 +152,30 @@ describe('stdio upstream: a restarted server gets the session back', () => {
     await log.waitFor(/^start=2 subscribe test:\/\/kept$/);
     assert.ok(!log.lines.some((l) => l.message === 'start=2 subscribe test://dropped'));
     await h.close();
+  });
+});
+
+describe('stdio upstream: environment', () => {
+  async function serverEnv(options: Partial<StdioOptions>): Promise<Record<string, string>> {
+    const h = await harness(chain().to(stdio({ command: process.execPath, args: [everythingEntry(), 'stdio'], name: 'everything', ...options })), {
+      log: new CaptureLogger(),
+    });
+    const env = JSON.parse(texts(await h.request('tools/call', { name: 'get-env', arguments: {} }))[0] ?? '{}') as Record<string, string>;
+    await h.close();
+    return env;
+  }
+
+  test('a server gets a safe minimum plus what is configured, never our other variables (secrets)', async () => {
+    process.env.MCP_CHAIN_SECRET_PROBE = 'must-not-leak';
+    try {
+      const env = await serverEnv({ env: { CONFIGURED: 'yes' } });
+      assert.equal(env.CONFIGURED, 'yes');
+      assert.equal(env.PATH, process.env.PATH);
+      assert.equal(env.MCP_CHAIN_SECRET_PROBE, undefined);
+      const inherited = await serverEnv({ inheritEnv: true });
+      assert.equal(inherited.MCP_CHAIN_SECRET_PROBE, 'must-not-leak');
+    } finally {
+      delete process.env.MCP_CHAIN_SECRET_PROBE;
+    }
   });
 });
