@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { CreateMessageRequest, ElicitRequest, LoggingMessageNotification, Progress } from '@modelcontextprotocol/sdk/types.js';
-import { at, blocks, callTool, mcpErrorWithCode, only, textOf } from '../helpers/mcp.js';
+import { at, blocks, callTool, droppedProgress, mcpErrorWithCode, only, textOf } from '../helpers/mcp.js';
 import { connectClient, fixtureTarget } from '../helpers/targets.js';
 import type { Connection } from '../helpers/targets.js';
 
@@ -28,18 +28,6 @@ const TOOL_NAMES = [
   'test_tool_with_progress',
 ];
 
-/** Progress values the SDK client reported as "unknown token" (see the progress test). */
-function droppedProgress(errors: readonly Error[]): number[] {
-  const prefix = 'Received a progress notification for an unknown token: ';
-  return errors
-    .filter((e) => e.message.startsWith(prefix))
-    .map((e) => {
-      const n: unknown = JSON.parse(e.message.slice(prefix.length));
-      const params: unknown = typeof n === 'object' && n !== null ? Reflect.get(n, 'params') : undefined;
-      const progress: unknown = typeof params === 'object' && params !== null ? Reflect.get(params, 'progress') : undefined;
-      return typeof progress === 'number' ? progress : Number.NaN;
-    });
-}
 
 describe('conformance fixture over stdio (direct)', () => {
   let conn: Connection;

@@ -14,7 +14,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CreateMessageRequest, ElicitRequest, LoggingLevel, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_ROOT, withTimeout } from '../helpers/client.js';
-import { at, blocks, callTool, mcpErrorWithCode, only, textOf } from '../helpers/mcp.js';
+import { at, blocks, callTool, droppedProgress, mcpErrorWithCode, only, textOf } from '../helpers/mcp.js';
 import { connectClient, ENV_MARKER, everythingEntry, everythingTargets } from '../helpers/targets.js';
 import type { Connection, ConnectOptions, Target } from '../helpers/targets.js';
 
@@ -71,18 +71,6 @@ function paramString(params: unknown, key: string): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-/** Progress values the SDK client reported via onerror as "unknown token" (see the progress test). */
-function droppedProgress(errors: readonly Error[]): number[] {
-  const prefix = 'Received a progress notification for an unknown token: ';
-  return errors
-    .filter((e) => e.message.startsWith(prefix))
-    .map((e) => {
-      const n: unknown = JSON.parse(e.message.slice(prefix.length));
-      const params: unknown = typeof n === 'object' && n !== null ? Reflect.get(n, 'params') : undefined;
-      const progress: unknown = typeof params === 'object' && params !== null ? Reflect.get(params, 'progress') : undefined;
-      return typeof progress === 'number' ? progress : Number.NaN;
-    });
-}
 
 /** Notifications of `method` received after index `since` of conn.notifications. */
 function since(conn: Connection, index: number, method: string): readonly unknown[] {

@@ -56,3 +56,19 @@ export function mcpErrorWithCode(code: number, messageIncludes?: string): (e: un
 }
 
 export type { CallToolResult };
+
+/**
+ * Progress values the SDK client reported through `onerror` as "unknown token": the 1.x client
+ * drops a progress notification that arrives in the same read as its response.
+ */
+export function droppedProgress(errors: readonly Error[]): number[] {
+  const prefix = 'Received a progress notification for an unknown token: ';
+  return errors
+    .filter((e) => e.message.startsWith(prefix))
+    .map((e) => {
+      const n: unknown = JSON.parse(e.message.slice(prefix.length));
+      const params: unknown = typeof n === 'object' && n !== null ? Reflect.get(n, 'params') : undefined;
+      const progress: unknown = typeof params === 'object' && params !== null ? Reflect.get(params, 'progress') : undefined;
+      return typeof progress === 'number' ? progress : Number.NaN;
+    });
+}
