@@ -8,6 +8,7 @@ export { mapList } from './chain/map-list.js';
 export { when } from './chain/when.js';
 export { ErrorCode } from './errors/error-code.js';
 export { McpError } from './errors/mcp-error.js';
+export { CancelledError } from './errors/cancelled-error.js';
 export { ChainError, type ChainErrorCode } from './errors/chain-error.js';
 export type { Logger, LogFields, LogLevel } from './log/logger.js';
 export { stderrLogger, silentLogger } from './log/stderr-logger.js';

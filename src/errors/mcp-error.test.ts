@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { CancelledError } from './cancelled-error.js';
 import { McpError } from './mcp-error.js';
 import { toWireError } from './to-wire-error.js';
 
@@ -23,5 +24,14 @@ describe('McpError', () => {
     assert.equal(logged.length, 1);
     assert.equal(new Error('x') instanceof McpError, false);
     assert.equal(({ code: 1, message: 'x' }) instanceof McpError, false);
+  });
+});
+
+describe('CancelledError', () => {
+  test('is an McpError, but not every McpError is a CancelledError', () => {
+    const cancelled = new CancelledError('user pressed stop');
+    assert.ok(cancelled instanceof McpError);
+    assert.ok(cancelled instanceof CancelledError);
+    assert.equal(new McpError(-32001, 'Request timed out') instanceof CancelledError, false);
   });
 });

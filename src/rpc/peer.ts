@@ -1,4 +1,5 @@
 import { ErrorCode } from '../errors/error-code.js';
+import { CancelledError } from '../errors/cancelled-error.js';
 import { McpError } from '../errors/mcp-error.js';
 import { toWireError } from '../errors/to-wire-error.js';
 import type { Logger } from '../log/logger.js';
@@ -291,7 +292,7 @@ export class Peer {
       if (incoming) {
         incoming.cancelled = true;
         const reason = typeof message.params?.reason === 'string' ? message.params.reason : 'Cancelled by the other side';
-        incoming.cancel.abort(new McpError(ErrorCode.ConnectionClosed, reason));
+        incoming.cancel.abort(new CancelledError(reason));
       }
       return;
     }

@@ -133,7 +133,7 @@ describe('log', () => {
 
     const logged = next();
     void h.call('tools/call', { name: 'wait' }, 'slow-1');
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // Sent after the call on the same stream, so the session already has the call in flight.
     h.notify('notifications/cancelled', { requestId: 'slow-1', reason: 'user pressed stop' });
     assert.equal((await logged).outcome, 'cancelled');
 

@@ -7,6 +7,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import type { Context, Direction } from '../../chain/context.js';
 import type { Middleware } from '../../chain/middleware.js';
 import { ErrorCode } from '../../errors/error-code.js';
+import { CancelledError } from '../../errors/cancelled-error.js';
 import { McpError } from '../../errors/mcp-error.js';
 import type { Logger } from '../../log/logger.js';
 import type { JsonObject } from '../../message/jsonrpc.js';
@@ -77,8 +78,9 @@ export function log(options: LogOptions = {}): LogMiddleware {
       out.write(entry(ctx, time, performance.now() - start, outcome, error, includeParams));
     };
     const unsubscribe = ctx.onAbort((reason) => {
-      if (reason instanceof McpError && reason.code === ErrorCode.RequestTimeout) finish('error', reason);
-      else finish('cancelled');
+      // A cancel by the client is 'cancelled'; a timeout or a session that ended is an error.
+      if (reason instanceof CancelledError) finish('cancelled');
+      else finish('error', reason);
     });
     try {
       const reply = await next();
