@@ -2,7 +2,7 @@ import { ChainError } from '../errors/chain-error.js';
 import type { McpMessage, Result } from '../message/jsonrpc.js';
 import { requestScope, type Downstream, type RequestScope, type SessionInfo, type Upstream, type UpstreamConnection } from '../upstream/upstream.js';
 import { compose, type Composed } from './compose.js';
-import { createContext } from './context.js';
+import { createContext, type Direction } from './context.js';
 import type { Middleware } from './middleware.js';
 
 const CHAIN = Symbol.for('mcp-chain.chain');
@@ -52,17 +52,21 @@ export class Chain implements Upstream {
     this.#compiled ??= { forward: compose(this.#middleware), backward: compose([...this.#middleware].reverse()) };
     const { forward, backward } = this.#compiled;
 
-    /** Server→client traffic runs the stack in reverse on its way to `target`. */
-    const reverse = (target: Downstream): Downstream => ({
+    /** Runs one direction's onion for each message on its way to `target`. */
+    const through = (onion: Composed, direction: Direction, target: Downstream): Pick<Downstream, 'request' | 'notify'> => ({
       request: (message, scope) => {
         const related = scope.related && reverse(scope.related);
-        const ctx = createContext({ message, kind: 'request', direction: 'toDownstream', session, downstream: toClient, scope, related });
-        return backward(ctx, (c) => target.request(c.message, related ? withRelated(scope, related) : scope)).then(requireResult(message));
+        const ctx = createContext({ message, kind: 'request', direction, session, downstream: toClient, scope, related });
+        return onion(ctx, (c) => target.request(c.message, related ? withRelated(scope, related) : scope)).then(requireResult(message));
       },
       notify: (message) => {
-        const ctx = createContext({ message, kind: 'notification', direction: 'toDownstream', session, downstream: toClient });
-        return backward(ctx, (c) => target.notify(c.message).then(() => undefined)).then(() => undefined);
+        const ctx = createContext({ message, kind: 'notification', direction, session, downstream: toClient });
+        return onion(ctx, (c) => target.notify(c.message).then(() => undefined)).then(() => undefined);
       },
+    });
+    /** Server→client traffic runs the stack in reverse on its way to `target`. */
+    const reverse = (target: Downstream): Downstream => ({
+      ...through(backward, 'toDownstream', target),
       pause: () => target.pause?.(),
       resume: () => target.resume?.(),
     });
@@ -70,15 +74,7 @@ export class Chain implements Upstream {
 
     const inner = terminal.connect(toClient, session);
     return {
-      request: (message, scope) => {
-        const related = scope.related && reverse(scope.related);
-        const ctx = createContext({ message, kind: 'request', direction: 'toUpstream', session, downstream: toClient, scope, related });
-        return forward(ctx, (c) => inner.request(c.message, related ? withRelated(scope, related) : scope)).then(requireResult(message));
-      },
-      notify: (message) => {
-        const ctx = createContext({ message, kind: 'notification', direction: 'toUpstream', session, downstream: toClient });
-        return forward(ctx, (c) => inner.notify(c.message).then(() => undefined)).then(() => undefined);
-      },
+      ...through(forward, 'toUpstream', inner),
       close: () => inner.close(),
       pause: () => inner.pause?.(),
       resume: () => inner.resume?.(),
