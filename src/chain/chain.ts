@@ -56,7 +56,10 @@ export class Chain implements Upstream {
     const through = (onion: Composed, direction: Direction, target: Downstream): Pick<Downstream, 'request' | 'notify'> => ({
       request: (message, scope) => {
         const related = scope.related && reverse(scope.related);
-        const ctx = createContext({ message, kind: 'request', direction, session, downstream: toClient, scope, related });
+        // Asking the client while handling a client's request belongs with that request (over
+        // Streamable HTTP it then travels on that request's own stream).
+        const downstream = related && direction === 'toUpstream' ? related : toClient;
+        const ctx = createContext({ message, kind: 'request', direction, session, downstream, scope, related });
         return onion(ctx, (c) => target.request(c.message, related ? withRelated(scope, related) : scope)).then(requireResult(message));
       },
       notify: (message) => {

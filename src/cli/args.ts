@@ -8,10 +8,24 @@ export const USAGE = `mcp-chain — middleware proxy for MCP servers
 
 Usage:
   mcp-chain [options] -- <command> [args...]   serve a stdio MCP server through a chain, on stdio
+  mcp-chain --http [host:]port [options] -- <command> [args...]
+                                               the same on Streamable HTTP at /mcp (one server
+                                               process per HTTP session)
   mcp-chain run <chain-file.ts|.js> [options] [-- <command> [args...]]
-                                               serve the chain exported by a file, on stdio
-                                               (in front of <command> when the file leaves the
-                                               upstream open)
+                                               serve the chain exported by a file, on stdio or
+                                               with --http (in front of <command> when the file
+                                               leaves the upstream open)
+
+HTTP front (with --http):
+  --http [host:]port       listen there (host defaults to 127.0.0.1; port 0 picks a free one)
+  --sse                    also serve the legacy HTTP+SSE transport at /sse and /messages
+  --token-env <VAR>        require this bearer token (or X-API-Key) from the environment
+                           variable VAR (repeatable; the identity is named VAR)
+  --allow-origin <origin>  an Origin browsers may call from (repeatable; default: loopback pages)
+  --allow-host <name>      a Host name to answer to (repeatable; default: loopback names when
+                           bound to loopback, any otherwise)
+  --session-ttl <seconds>  end sessions idle for this long (default 1800)
+  --max-sessions <n>       most live sessions (default 1000)
 
 Options:
   --name <name>            serverInfo.name shown to clients (default: the upstream's own)
@@ -41,7 +55,21 @@ export type CliRequest =
       maxTimeout: number | undefined;
       maxMessageBytes: number | undefined;
       logLevel: LogLevel | undefined;
+      /** Serve on HTTP instead of stdio. */
+      http: HttpListen | undefined;
     };
+
+export interface HttpListen {
+  host: string;
+  port: number;
+  sse: boolean;
+  /** Environment variables that hold accepted tokens. */
+  tokenEnv: string[];
+  allowedOrigins: string[] | undefined;
+  allowedHosts: string[] | undefined;
+  sessionTtlMs: number | undefined;
+  maxSessions: number | undefined;
+}
 
 export function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -53,6 +81,17 @@ function positiveInt(name: string, value: string | undefined): number | undefine
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new ChainError('USAGE', `${name} must be a positive integer, got ${value}`);
   return n;
+}
+
+/** `[host:]port`, `[::1]:port`. */
+function listenAddress(value: string): { host: string; port: number } {
+  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d+)$/.exec(value);
+  const port = Number(match?.[2]);
+  if (!match || !Number.isInteger(port) || port > 65535) {
+    throw new ChainError('USAGE', `--http takes [host:]port, got ${value}`);
+  }
+  const host = match[1] ?? '127.0.0.1';
+  return { host: host.startsWith('[') ? host.slice(1, -1) : host, port };
 }
 
 function logLevel(value: string | undefined): LogLevel | undefined {
@@ -88,6 +127,13 @@ export function parseCli(argv: readonly string[]): CliRequest {
       'inherit-env': { type: 'boolean' },
       env: { type: 'string', multiple: true },
       cwd: { type: 'string' },
+      http: { type: 'string' },
+      sse: { type: 'boolean' },
+      'token-env': { type: 'string', multiple: true },
+      'allow-origin': { type: 'string', multiple: true },
+      'allow-host': { type: 'string', multiple: true },
+      'session-ttl': { type: 'string' },
+      'max-sessions': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -103,7 +149,24 @@ export function parseCli(argv: readonly string[]): CliRequest {
     maxTimeout: positiveInt('--max-timeout', values['max-timeout']),
     maxMessageBytes: positiveInt('--max-message-bytes', values['max-message-bytes']),
     logLevel: logLevel(values['log-level']),
+    http: undefined as HttpListen | undefined,
   };
+  if (values.http !== undefined) {
+    const ttl = positiveInt('--session-ttl', values['session-ttl']);
+    request.http = {
+      ...listenAddress(values.http),
+      sse: values.sse ?? false,
+      tokenEnv: values['token-env'] ?? [],
+      allowedOrigins: values['allow-origin'],
+      allowedHosts: values['allow-host'],
+      sessionTtlMs: ttl === undefined ? undefined : ttl * 1000,
+      maxSessions: positiveInt('--max-sessions', values['max-sessions']),
+    };
+  } else {
+    const httpOnly = ['sse', 'token-env', 'allow-origin', 'allow-host', 'session-ttl', 'max-sessions'] as const;
+    const misplaced = httpOnly.find((name) => values[name] !== undefined);
+    if (misplaced) throw new ChainError('USAGE', `--${misplaced} needs --http`);
+  }
   const [cmd, ...args] = command;
   if (cmd !== undefined) {
     request.server = {

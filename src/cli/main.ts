@@ -22,7 +22,8 @@ async function main(argv: string[]): Promise<number> {
       break;
   }
   let prestarted: SpawnedServer | undefined;
-  if (request.server) {
+  // On HTTP, servers start per session, when clients come.
+  if (request.server && !request.http) {
     prestarted = spawnServer(request.server);
   }
   try {

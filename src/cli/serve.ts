@@ -1,18 +1,24 @@
 import { chain } from '../chain/chain.js';
+import { ChainError } from '../errors/chain-error.js';
+import { serveHttp } from '../front/http/serve-http.js';
 import { serveStdio } from '../front/serve-stdio.js';
+import type { Logger } from '../log/logger.js';
 import { stderrLogger } from '../log/stderr-logger.js';
 import type { SessionOptions } from '../session/session.js';
 import type { SpawnedServer } from '../upstream/spawn-server.js';
 import { stdio } from '../upstream/stdio.js';
 import type { Upstream } from '../upstream/upstream.js';
-import { version, type CliRequest } from './args.js';
+import { version, type CliRequest, type HttpListen } from './args.js';
 import { loadChainFile } from './load-chain-file.js';
 
+type ServeRequest = Extract<CliRequest, { kind: 'serve' }>;
+
 /**
- * Serves what the command line asked for on stdio until the client goes away; resolves with the
- * exit code. `prestarted` is the server process the entry point already started.
+ * Serves what the command line asked for, on stdio until the client goes away or on HTTP until a
+ * signal; resolves with the exit code. `prestarted` is the server process the entry point already
+ * started.
  */
-export async function serve(request: Extract<CliRequest, { kind: 'serve' }>, prestarted: SpawnedServer | undefined): Promise<number> {
+export async function serve(request: ServeRequest, prestarted: SpawnedServer | undefined): Promise<number> {
   const log = stderrLogger(request.logLevel === undefined ? {} : { level: request.logLevel });
   const server = request.server && stdio({ ...request.server, ...(prestarted ? { prestarted } : {}) });
   let upstream: Upstream;
@@ -26,17 +32,59 @@ export async function serve(request: Extract<CliRequest, { kind: 'serve' }>, pre
   } else {
     return 2;
   }
-  const { timeout, maxTimeout: max, maxMessageBytes, name } = request;
-  const front = await serveStdio(upstream, {
+  const options = sessionOptions(request, fileOptions, log);
+  if (request.http) {
+    await serveOnHttp(upstream, request.http, options, log);
+  } else {
+    const front = await serveStdio(upstream, {
+      ...options,
+      ...(request.maxMessageBytes === undefined ? {} : { maxMessageBytes: request.maxMessageBytes }),
+    });
+    await front.closed;
+  }
+  await upstream.close?.();
+  return 0;
+}
+
+function sessionOptions(request: ServeRequest, fileOptions: SessionOptions, log: Logger): SessionOptions {
+  const { timeout, maxTimeout: max, name } = request;
+  return {
     ...fileOptions,
     log,
     ...(name === undefined ? {} : { serverInfo: { name, version: version() } }),
     ...(timeout === undefined && max === undefined
       ? {}
       : { timeouts: { ...fileOptions.timeouts, ...(timeout === undefined ? {} : { request: timeout }), ...(max === undefined ? {} : { max }) } }),
-    ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }),
+  };
+}
+
+/** Serves on HTTP until SIGINT or SIGTERM (a second one exits at once). */
+async function serveOnHttp(upstream: Upstream, http: HttpListen, options: SessionOptions, log: Logger): Promise<void> {
+  const tokens = http.tokenEnv.map((name) => {
+    const token = process.env[name];
+    if (token === undefined || token === '') throw new ChainError('USAGE', `--token-env ${name}: the variable is not set`);
+    return { id: name, token };
   });
-  await front.closed;
-  await upstream.close?.();
-  return 0;
+  const front = await serveHttp(upstream, {
+    ...options,
+    host: http.host,
+    port: http.port,
+    sse: http.sse,
+    ...(tokens.length > 0 ? { auth: { tokens } } : {}),
+    ...(http.allowedOrigins ? { allowedOrigins: http.allowedOrigins } : {}),
+    ...(http.allowedHosts ? { allowedHosts: http.allowedHosts } : {}),
+    ...(http.sessionTtlMs === undefined ? {} : { sessionTtlMs: http.sessionTtlMs }),
+    ...(http.maxSessions === undefined ? {} : { maxSessions: http.maxSessions }),
+  });
+  log.info('listening', { url: front.url, ...(http.sse ? { sse: new URL('/sse', front.url).href } : {}) });
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = (): void => {
+      if (stopping) process.exit(0);
+      stopping = true;
+      void front.close().then(resolve);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
 }

@@ -31,6 +31,8 @@ export interface PeerHandlers {
 }
 
 export interface IncomingScope {
+  /** The request's id as the other side sent it. */
+  readonly id: JsonRpcId;
   /**
    * Aborted when the other side cancels the request, the peer closes, or a deadline passes
    * (`cancel.abort(...)`: the request is then still answered, with what the handler throws).
@@ -58,6 +60,8 @@ export interface OutgoingOptions {
   cancel?: CancelScope | undefined;
   /** Receives notifications related to this request (its progress, with the original token). */
   related?: Downstream | undefined;
+  /** The id of the other side's request this one is made for (see `Transport.send`). */
+  relatedTo?: JsonRpcId | undefined;
 }
 
 interface Pending {
@@ -119,7 +123,7 @@ export class Peer {
   /** Sends a request and resolves with its result; an error response rejects with an McpError. */
   request(message: McpMessage, options: OutgoingOptions = {}): Promise<Result> {
     if (this.#closedWith) return Promise.reject(this.#closedWith);
-    const { related } = options;
+    const { related, relatedTo } = options;
     const abortable = options.cancel ?? options.signal;
     if (abortable?.aborted) return Promise.reject(abortable.reason);
     const id = this.#nextId++;
@@ -133,7 +137,7 @@ export class Peer {
           this.notify({
             method: 'notifications/cancelled',
             params: { requestId: id, reason: reason instanceof Error ? reason.message : 'Request cancelled' },
-          });
+          }, relatedTo);
         }
         reject(reason);
       };
@@ -143,15 +147,16 @@ export class Peer {
       const request: JsonRpcRequest = params === undefined
         ? { jsonrpc: '2.0', id, method: message.method }
         : { jsonrpc: '2.0', id, method: message.method, params };
-      this.#send(request);
+      this.#send(request, relatedTo);
     });
   }
 
-  notify(message: McpMessage): void {
+  /** `relatedTo`: the id of the other side's request this notification belongs to, if any. */
+  notify(message: McpMessage, relatedTo?: JsonRpcId): void {
     if (this.#closedWith) return;
     this.#send(message.params === undefined
       ? { jsonrpc: '2.0', method: message.method }
-      : { jsonrpc: '2.0', method: message.method, params: message.params });
+      : { jsonrpc: '2.0', method: message.method, params: message.params }, relatedTo);
   }
 
   /**
@@ -171,8 +176,8 @@ export class Peer {
     await this.#transport.close();
   }
 
-  #send(message: JsonRpcMessage | JsonRpcMessage[]): void {
-    this.#transport.send(message);
+  #send(message: JsonRpcMessage | JsonRpcMessage[], relatedTo?: JsonRpcId): void {
+    this.#transport.send(message, relatedTo);
   }
 
   #receive(value: unknown): void {
@@ -251,7 +256,7 @@ export class Peer {
     }
     const incoming: Incoming = { cancel: new CancelScope(), cancelled: false };
     this.#incoming.set(id, incoming);
-    const scope: IncomingScope = { cancel: incoming.cancel, progressToken: progressTokenOf(message.params) };
+    const scope: IncomingScope = { id, cancel: incoming.cancel, progressToken: progressTokenOf(message.params) };
     const mcpMessage: McpMessage = message.params === undefined
       ? { method: message.method }
       : { method: message.method, params: message.params };

@@ -3,13 +3,21 @@ import { ErrorCode } from '../errors/error-code.js';
 import { McpError } from '../errors/mcp-error.js';
 import { silentLogger } from '../log/stderr-logger.js';
 import type { Logger } from '../log/logger.js';
-import type { JsonObject, McpMessage, Result } from '../message/jsonrpc.js';
+import type { JsonObject, JsonRpcId, McpMessage, Result } from '../message/jsonrpc.js';
 import { isJsonObject } from '../message/parse-message.js';
 import { negotiateVersion, supportsBatches } from '../protocol/versions.js';
 import { CancelScope, onAbort } from '../rpc/cancel-scope.js';
 import { Peer, type IncomingScope } from '../rpc/peer.js';
 import type { Transport } from '../transport/transport.js';
-import { requestScope, type Downstream, type RequestScope, type SessionInfo, type Upstream, type UpstreamConnection } from '../upstream/upstream.js';
+import {
+  requestScope,
+  type Downstream,
+  type Identity,
+  type RequestScope,
+  type SessionInfo,
+  type Upstream,
+  type UpstreamConnection,
+} from '../upstream/upstream.js';
 import { Deadline } from './deadline.js';
 import { resolveTimeouts, timeoutFor, type ResolvedTimeouts, type TimeoutOptions } from './timeouts.js';
 
@@ -18,6 +26,8 @@ export interface SessionOptions {
   serverInfo?: { name: string; version: string; title?: string };
   timeouts?: TimeoutOptions;
   log?: Logger;
+  /** Who the client authenticated as (set by an HTTP front with authentication). */
+  identity?: Identity;
 }
 
 /**
@@ -51,7 +61,8 @@ export class Session {
     const id = randomUUID();
     this.#log = (options.log ?? silentLogger).child({ session: id.slice(0, 8) });
     const read = <T>(get: () => T): { get: () => T; enumerable: true } => ({ get, enumerable: true });
-    this.info = Object.defineProperties({ id, log: this.#log } as SessionInfo, {
+    const base = options.identity === undefined ? { id, log: this.#log } : { id, log: this.#log, identity: options.identity };
+    this.info = Object.defineProperties(base as SessionInfo, {
       protocolVersion: read(() => this.#protocolVersion),
       clientInfo: read(() => this.#clientInfo),
       clientCapabilities: read(() => this.#clientCapabilities),
@@ -99,21 +110,26 @@ export class Session {
     return this.#closing;
   }
 
-  /** Server-originated traffic, on its way to the client. */
-  readonly #downstream: Downstream = {
-    request: (message, scope) => {
+  /**
+   * Server-originated traffic, on its way to the client; `relatedTo` is the id of the client's
+   * request it belongs to, when known (see {@link Related}).
+   */
+  readonly #downstream: DownstreamSink = {
+    request: (message, scope, relatedTo) => {
       const cancel = new CancelScope();
       const deadline = new Deadline(timeoutFor(this.#timeouts, message), this.#timeouts.max, (error) => cancel.abort(error));
       const unsubscribe = onAbort(scope.cancel ?? scope.signal, (reason) => cancel.abort(reason));
+      // The client's progress on this request goes where the upstream said, or nowhere.
+      const related = new Related(deadline, this.#timeouts.resetOnProgress, scope.related ?? nowhere, undefined);
       return this.#peer
-        .request(message, { cancel, related: new Related(deadline, this.#timeouts.resetOnProgress, scope.related ?? this.#downstream) })
+        .request(message, { cancel, related, relatedTo })
         .finally(() => {
           deadline.clear();
           unsubscribe();
         });
     },
-    notify: (message) => {
-      this.#peer.notify(message);
+    notify: (message, relatedTo) => {
+      this.#peer.notify(message, relatedTo);
       return Promise.resolve();
     },
     // An upstream that cannot take more holds the client back (nested: one resume per pause).
@@ -192,7 +208,7 @@ export class Session {
         reject(error);
       });
       this.#connection
-        .request(message, requestScope(scope.cancel, new Related(deadline, this.#timeouts.resetOnProgress, this.#downstream)))
+        .request(message, requestScope(scope.cancel, new Related(deadline, this.#timeouts.resetOnProgress, this.#downstream, scope.id)))
         .then(
           (reply: Result | undefined) => {
             deadline.clear();
@@ -219,25 +235,42 @@ export class Session {
   }
 }
 
-/** Where a request's related messages go: progress extends its deadline on the way. */
+/** A Downstream that can say which request of the other side a message belongs to. */
+interface DownstreamSink extends Downstream {
+  request(message: McpMessage, scope: RequestScope, relatedTo?: JsonRpcId): Promise<Result>;
+  notify(message: McpMessage, relatedTo?: JsonRpcId): Promise<void>;
+}
+
+/** Drops what is sent to it: related traffic of a request that has no channel for it. */
+const nowhere: Downstream = {
+  request: (message) => Promise.reject(new McpError(ErrorCode.MethodNotFound, `Method not found: ${message.method}`)),
+  notify: () => Promise.resolve(),
+};
+
+/**
+ * Where a request's related messages go, marked as belonging to it (`relatedTo`, the request's id
+ * as its sender knows it); progress extends its deadline on the way.
+ */
 class Related implements Downstream {
   readonly #deadline: Deadline;
   readonly #resetOnProgress: boolean;
-  readonly #target: Downstream;
+  readonly #target: DownstreamSink;
+  readonly #relatedTo: JsonRpcId | undefined;
 
-  constructor(deadline: Deadline, resetOnProgress: boolean, target: Downstream) {
+  constructor(deadline: Deadline, resetOnProgress: boolean, target: DownstreamSink, relatedTo: JsonRpcId | undefined) {
     this.#deadline = deadline;
     this.#resetOnProgress = resetOnProgress;
     this.#target = target;
+    this.#relatedTo = relatedTo;
   }
 
   request(message: McpMessage, scope: RequestScope): Promise<Result> {
-    return this.#target.request(message, scope);
+    return this.#target.request(message, scope, this.#relatedTo);
   }
 
   notify(message: McpMessage): Promise<void> {
     if (this.#resetOnProgress && message.method === 'notifications/progress') this.#deadline.extend();
-    return this.#target.notify(message);
+    return this.#target.notify(message, this.#relatedTo);
   }
 
   pause(): void {

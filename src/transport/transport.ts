@@ -1,5 +1,5 @@
 import type { McpError } from '../errors/mcp-error.js';
-import type { JsonRpcMessage } from '../message/jsonrpc.js';
+import type { JsonRpcId, JsonRpcMessage } from '../message/jsonrpc.js';
 
 /**
  * Framing only: moves JSON values in and out, knows nothing of MCP. A Session or an upstream
@@ -7,7 +7,12 @@ import type { JsonRpcMessage } from '../message/jsonrpc.js';
  */
 export interface Transport {
   start(): Promise<void>;
-  send(message: JsonRpcMessage | JsonRpcMessage[]): void;
+  /**
+   * `relatedTo` is the id of the other side's request that a notification or request belongs to
+   * (progress of that request, a sampling request made while handling it). Transports with one
+   * channel ignore it; Streamable HTTP sends the message on that request's stream.
+   */
+  send(message: JsonRpcMessage | JsonRpcMessage[], relatedTo?: JsonRpcId): void;
   close(): Promise<void>;
   /** A JSON value arrived (not yet checked to be JSON-RPC). */
   onmessage?: (value: unknown) => void;

@@ -1,0 +1,221 @@
+import type { ServerResponse } from 'node:http';
+import { ErrorCode } from '../../errors/error-code.js';
+import type { McpError } from '../../errors/mcp-error.js';
+import type { Logger } from '../../log/logger.js';
+import { errorResponse, type JsonRpcId, type JsonRpcMessage, type JsonRpcResponse } from '../../message/jsonrpc.js';
+import { serializeMessage } from '../../message/raw-json.js';
+import type { Transport } from '../../transport/transport.js';
+import type { EventStore } from './event-store.js';
+import { PostExchange, type ExchangeOptions } from './post-exchange.js';
+import { replay, SSE_HEADERS, SseStream, type SseSession } from './sse-stream.js';
+
+export interface HttpSessionTransportOptions {
+  /** The `Mcp-Session-Id`. */
+  id: string;
+  store: EventStore | undefined;
+  /** Whether SSE streams start with a priming event (asked when a stream starts). */
+  priming: () => boolean;
+  log: Logger;
+  /** Most unrelated messages kept while the client has no stream open for them. Default 1000. */
+  maxBacklog?: number;
+}
+
+/** The standalone GET stream's name; POST streams are numbered from 1. */
+const STANDALONE = '0';
+
+/**
+ * The transport of one Streamable HTTP session. Messages come from POST bodies; what the session
+ * sends goes where it belongs: an answer to the POST that asked, a message related to a request
+ * onto that request's stream, anything else onto the standalone GET stream — or, while the client
+ * has none open, onto its most recent open POST stream, or into a bounded backlog until it opens
+ * one. A POST whose connection drops before its answer is cancelled upstream unless its stream can
+ * be resumed (`Last-Event-ID`), in which case the answer waits in the event store.
+ */
+export class HttpSessionTransport implements Transport {
+  onmessage?: (value: unknown) => void;
+  onmalformed?: (error: McpError, line: string | undefined) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+
+  readonly #options: HttpSessionTransportOptions;
+  readonly #sse: SseSession;
+  /** The exchange waiting for the answer to each request id. */
+  readonly #byId = new Map<JsonRpcId, PostExchange>();
+  /** Exchanges not yet done, oldest first. */
+  readonly #live = new Set<PostExchange>();
+  readonly #standalone: SseStream;
+  #backlog: JsonRpcMessage[] = [];
+  #streams = 0;
+  #closed = false;
+
+  constructor(options: HttpSessionTransportOptions) {
+    this.#options = options;
+    this.#sse = { id: options.id, store: options.store };
+    this.#standalone = new SseStream(STANDALONE, this.#sse);
+  }
+
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Requests of this session waiting for their answer. */
+  get inFlight(): number {
+    return this.#byId.size;
+  }
+
+  /** Whether the client holds a connection open (an idle session with one does not expire). */
+  get connected(): boolean {
+    return this.#live.size > 0 || this.#standalone.connected;
+  }
+
+  /** Whether `id` is a request of this session still waiting for its answer. */
+  has(id: JsonRpcId): boolean {
+    return this.#byId.has(id);
+  }
+
+  /** A POST without requests: its messages are handed over; the caller answers 202. */
+  accept(messages: readonly unknown[]): void {
+    for (const message of messages) this.onmessage?.(message);
+  }
+
+  /**
+   * A POST with requests (ids in `waiting`): `res` answers them. `messages` are handed over after
+   * the exchange is registered, so that even an immediate answer finds it.
+   */
+  exchange(
+    res: ServerResponse,
+    messages: readonly unknown[],
+    options: Pick<ExchangeOptions, 'waiting' | 'batch' | 'headers' | 'answers' | 'onAnswer'>,
+  ): void {
+    const exchange = new PostExchange(res, {
+      ...options,
+      nextStreamName: () => String(++this.#streams),
+      priming: this.#options.priming(),
+      session: this.#sse,
+    });
+    for (const id of options.waiting) this.#byId.set(id, exchange);
+    this.#live.add(exchange);
+    res.on('close', () => this.#dropped(exchange, res));
+    for (const message of messages) this.onmessage?.(message);
+  }
+
+  /** A GET without `Last-Event-ID`: the standalone stream (a new one replaces an old one). */
+  listen(res: ServerResponse, headers: Record<string, string>): void {
+    if (this.#standalone.connected) this.#standalone.end();
+    this.#standalone.open(res, headers, this.#options.priming());
+    res.on('close', () => this.#standalone.detach(res));
+    this.#flushBacklog();
+  }
+
+  /**
+   * A GET with `Last-Event-ID`: replays what its stream sent after that event and, if the stream
+   * is still going, carries the rest of it. Returns false when the id is unknown (then nothing is
+   * written).
+   */
+  async reconnect(res: ServerResponse, lastEventId: string, headers: Record<string, string>): Promise<boolean> {
+    const found = await this.#options.store?.after(this.#options.id, lastEventId);
+    if (!found) return false;
+    res.writeHead(200, { ...SSE_HEADERS, ...headers });
+    res.flushHeaders();
+    replay(res, found.events);
+    const stream = found.stream === STANDALONE
+      ? this.#standalone
+      : [...this.#live].find((exchange) => exchange.stream?.name === found.stream)?.stream;
+    if (!stream || this.#closed) {
+      res.end();
+      return true;
+    }
+    stream.attach(res);
+    res.on('close', () => stream.detach(res));
+    if (stream === this.#standalone) this.#flushBacklog();
+    return true;
+  }
+
+  send(message: JsonRpcMessage | JsonRpcMessage[], relatedTo?: JsonRpcId): void {
+    if (this.#closed) return;
+    if (Array.isArray(message)) {
+      for (const member of message) this.send(member, relatedTo);
+      return;
+    }
+    if (!('method' in message)) {
+      this.#answer(message);
+      return;
+    }
+    const related = relatedTo === undefined ? undefined : this.#byId.get(relatedTo);
+    if (related?.connected) related.push(message);
+    else this.#unrelated(message);
+  }
+
+  #answer(response: JsonRpcResponse): void {
+    const exchange = response.id === null ? undefined : this.#byId.get(response.id);
+    if (!exchange || response.id === null) {
+      this.#options.log.debug('dropped an answer nobody waits for', { id: response.id });
+      return;
+    }
+    this.#byId.delete(response.id);
+    if (exchange.answer(response)) this.#live.delete(exchange);
+  }
+
+  /** A message that belongs to no request in flight here (or whose request's stream is gone). */
+  #unrelated(message: JsonRpcMessage): void {
+    if (this.#standalone.connected) {
+      this.#standalone.write(serializeMessage(message));
+      return;
+    }
+    const open = [...this.#live].reverse().find((exchange) => exchange.connected);
+    if (open) {
+      open.push(message);
+      return;
+    }
+    this.#backlog.push(message);
+    const max = this.#options.maxBacklog ?? 1000;
+    if (this.#backlog.length > max) {
+      this.#backlog.shift();
+      this.#options.log.warn('dropped the oldest message waiting for the client to open a stream (backlog full)');
+    }
+  }
+
+  #flushBacklog(): void {
+    const backlog = this.#backlog;
+    this.#backlog = [];
+    for (const message of backlog) this.#standalone.write(serializeMessage(message));
+  }
+
+  /** A POST's connection closed (after its answer, or before). */
+  #dropped(exchange: PostExchange, res: ServerResponse): void {
+    if (exchange.done) return;
+    const stream = exchange.stream;
+    if (stream?.resumable) {
+      stream.detach(res);
+      return;
+    }
+    // The answer can never reach the client: cancel what it asked.
+    this.#live.delete(exchange);
+    for (const id of exchange.waiting) {
+      this.#byId.delete(id);
+      this.onmessage?.({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: id, reason: 'The HTTP client disconnected before the answer' },
+      });
+    }
+  }
+
+  /** Ends every stream; requests still waiting are answered with an error first. */
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    for (const exchange of this.#live) {
+      for (const id of [...exchange.waiting]) {
+        exchange.answer(errorResponse(id, { code: ErrorCode.ConnectionClosed, message: 'Session closed' }));
+      }
+    }
+    this.#live.clear();
+    this.#byId.clear();
+    this.#standalone.end();
+    this.#backlog = [];
+    this.#options.store?.forget(this.#options.id);
+    this.onclose?.();
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,100 @@
+import type { ServerResponse } from 'node:http';
+import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from '../../message/jsonrpc.js';
+import { serializeMessage } from '../../message/raw-json.js';
+import { SseStream, type SseSession } from './sse-stream.js';
+
+export interface ExchangeOptions {
+  /** The requests of the POST, by id: the exchange ends when each has its answer. */
+  waiting: readonly JsonRpcId[];
+  /** The body was a batch: the JSON answer is an array. */
+  batch: boolean;
+  /** Extra response headers (`mcp-session-id` on the answer to initialize). */
+  headers: Readonly<Record<string, string>>;
+  /** Answers known before anything was forwarded (invalid members of a batch). */
+  answers?: JsonRpcResponse[];
+  /** Sees each answer as it goes out. */
+  onAnswer?: (response: JsonRpcResponse) => void;
+  /** Names the SSE stream if the exchange needs one. */
+  nextStreamName: () => string;
+  /** Whether an SSE stream starts with a priming event (clients at 2025-11-25 and later). */
+  priming: boolean;
+  session: SseSession;
+}
+
+/**
+ * The answer to one POST that carried requests. It stays a plain `application/json` answer while
+ * only responses come; the first related notification or request turns it into an SSE stream
+ * (headers are not sent until one of the two is known). It ends once every request is answered.
+ */
+export class PostExchange {
+  readonly #res: ServerResponse;
+  readonly #options: ExchangeOptions;
+  readonly #waiting: Set<JsonRpcId>;
+  readonly #answers: JsonRpcResponse[];
+  #stream: SseStream | undefined;
+  #done = false;
+
+  constructor(res: ServerResponse, options: ExchangeOptions) {
+    this.#res = res;
+    this.#options = options;
+    this.#waiting = new Set(options.waiting);
+    this.#answers = options.answers ?? [];
+  }
+
+  /** The SSE stream, once the exchange has become one. */
+  get stream(): SseStream | undefined {
+    return this.#stream;
+  }
+
+  get done(): boolean {
+    return this.#done;
+  }
+
+  /** Whether a message sent now reaches the client at once. */
+  get connected(): boolean {
+    return !this.#done && (this.#stream ? this.#stream.connected : !this.#res.destroyed);
+  }
+
+  /** The ids still waiting for an answer. */
+  get waiting(): ReadonlySet<JsonRpcId> {
+    return this.#waiting;
+  }
+
+  /** Sends a notification or request that belongs to this POST's requests. */
+  push(message: JsonRpcMessage): void {
+    this.#sse().write(serializeMessage(message));
+  }
+
+  /** Sends the answer to one of the requests; returns true when that was the last. */
+  answer(response: JsonRpcResponse): boolean {
+    if (this.#done || response.id === null || !this.#waiting.delete(response.id)) return false;
+    this.#options.onAnswer?.(response);
+    if (this.#stream) this.#stream.write(serializeMessage(response));
+    else this.#answers.push(response);
+    if (this.#waiting.size > 0) return false;
+    this.#finish();
+    return true;
+  }
+
+  #finish(): void {
+    this.#done = true;
+    if (this.#stream) {
+      this.#stream.end();
+      return;
+    }
+    const [first] = this.#answers;
+    const body = this.#options.batch || first === undefined ? serializeMessage(this.#answers) : serializeMessage(first);
+    this.#res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...this.#options.headers });
+    this.#res.end(body);
+  }
+
+  /** Turns the exchange into an SSE stream (once), sending what was already answered first. */
+  #sse(): SseStream {
+    if (this.#stream) return this.#stream;
+    const stream = new SseStream(this.#options.nextStreamName(), this.#options.session);
+    stream.open(this.#res, this.#options.headers, this.#options.priming);
+    this.#stream = stream;
+    for (const answer of this.#answers.splice(0)) stream.write(serializeMessage(answer));
+    return stream;
+  }
+}
