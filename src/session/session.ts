@@ -97,17 +97,24 @@ export class Session {
 
   /** Ends the session: in-flight requests are aborted, the upstream connection is closed. */
   close(): Promise<void> {
-    this.#closing ??= (async () => {
-      this.#state = 'closed';
-      await this.#peer.close(new McpError(ErrorCode.ConnectionClosed, 'Session closed'));
-      try {
-        await this.#connection.close();
-      } catch (error) {
-        this.#log.warn('closing the upstream failed', { error: String(error) });
-      }
-      this.onclose?.();
-    })();
+    // Set before anything runs: closing the transport calls back into close().
+    if (this.#closing === undefined) {
+      let done!: () => void;
+      this.#closing = new Promise<void>((resolve) => (done = resolve));
+      void this.#shutdown().then(done);
+    }
     return this.#closing;
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#state = 'closed';
+    await this.#peer.close(new McpError(ErrorCode.ConnectionClosed, 'Session closed'));
+    try {
+      await this.#connection.close();
+    } catch (error) {
+      this.#log.warn('closing the upstream failed', { error: String(error) });
+    }
+    this.onclose?.();
   }
 
   /**

@@ -191,7 +191,8 @@ export function localCallContext(
   return {
     signal: scope.signal,
     session,
-    downstream,
+    // What the handler asks the client belongs with this request (over HTTP: on its stream).
+    downstream: related ?? downstream,
     progress: (progress, total, text) => {
       if ((typeof token !== 'string' && typeof token !== 'number') || !related) return Promise.resolve();
       const params: JsonObject = { progressToken: token, progress };

@@ -115,7 +115,15 @@ for (const target of everythingTargets()) {
         });
       });
 
-      it('closing stdin makes the server exit without signals', T, async () => {
+      it(target.http ? 'the client ends its session; SIGTERM then stops the HTTP server cleanly' : 'closing stdin makes the server exit without signals', T, async () => {
+        if (target.http) {
+          const c = await connectEverything(target);
+          const report = await c.close();
+          assert.equal(report.escalation, 'SIGTERM', `needed ${report.escalation}; stderr:\n${c.stderrTail()}`);
+          assert.equal(report.exitCode, 0);
+          assert.deepEqual(await c.close(), report);
+          return;
+        }
         const c = await connectEverything(target);
         assert.equal(c.hasExited(), false);
         const report = await c.close();

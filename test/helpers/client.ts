@@ -2,10 +2,13 @@
 // every notification without a dedicated handler is recorded (and can be awaited),
 // the child's stderr is drained and its tail kept for diagnostics, and close() is
 // idempotent and guarantees the child process has exited.
-import { ChildProcess } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
+import type { Stream } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ClientCapabilities, Notification, Root } from '@modelcontextprotocol/sdk/types.js';
 import type { Target } from './targets.js';
@@ -39,7 +42,8 @@ export interface CloseReport {
 export interface Connection {
   readonly target: Target;
   readonly client: Client;
-  readonly transport: StdioClientTransport;
+  /** StdioClientTransport, or StreamableHTTPClientTransport for an HTTP target. */
+  readonly transport: Transport;
   readonly pid: number;
   /** Notifications received so far that have no dedicated handler (progress/cancelled do). */
   readonly notifications: readonly Notification[];
@@ -98,12 +102,18 @@ interface Waiter<T> {
 export async function connectClient(target: Target, opts: ConnectOptions = {}): Promise<Connection> {
   const keepLines = opts.stderrLines ?? 200;
   const env = { ...target.env, ...opts.env };
-  const transport = new StdioClientTransport({
-    command: target.command,
-    args: target.args,
-    env,
-    stderr: 'pipe',
-  });
+  // An HTTP target is a process that serves MCP on HTTP and says where on stderr; the client
+  // connects to that URL. A stdio target is spawned by the SDK's stdio transport.
+  let httpChild: ChildProcess | undefined;
+  let stdioTransport: StdioClientTransport | undefined;
+  let stderr: Stream | null;
+  if (target.http) {
+    httpChild = spawn(target.command, target.args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    stderr = httpChild.stderr;
+  } else {
+    stdioTransport = new StdioClientTransport({ command: target.command, args: target.args, env, stderr: 'pipe' });
+    stderr = stdioTransport.stderr;
+  }
 
   // --- stderr: drain always (a full pipe would block the child), keep the tail ---
   const stderrLines: string[] = [];
@@ -120,8 +130,7 @@ export async function connectClient(target: Target, opts: ConnectOptions = {}): 
       }
     }
   };
-  const stderr = transport.stderr;
-  if (!stderr) throw new Error('StdioClientTransport did not expose a stderr stream');
+  if (!stderr) throw new Error('the target did not expose a stderr stream');
   const decoder = new StringDecoder('utf8');
   stderr.on('data', (data: Buffer) => {
     stderrTotal += data.length;
@@ -134,6 +143,14 @@ export async function connectClient(target: Target, opts: ConnectOptions = {}): 
     }
   });
   const stderrTail = (n = 30): string => stderrLines.slice(-n).join('\n');
+  /** The first stderr line (kept or future) matching `pattern`, matched. */
+  const waitForStderrLine = (pattern: RegExp): Promise<RegExpMatchArray> => {
+    const kept = stderrLines.map((line) => pattern.exec(line)).find((m) => m !== null);
+    if (kept) return Promise.resolve(kept);
+    return new Promise((resolve) => {
+      stderrWaiters.push({ test: (line) => pattern.test(line), resolve: (line) => resolve(pattern.exec(line) ?? [line]) });
+    });
+  };
 
   // --- client ---
   const client = new Client(
@@ -167,10 +184,20 @@ export async function connectClient(target: Target, opts: ConnectOptions = {}): 
     `client errors: [${errors.map((e) => e.message.slice(0, 200)).join(' | ')}]; stderr tail:\n${stderrTail(20)}`;
 
   // --- connect; on failure make sure nothing is left running ---
+  let transport: Transport | undefined = stdioTransport;
+  const childOf = (): unknown => httpChild ?? Reflect.get(stdioTransport ?? {}, '_process');
   try {
+    if (!transport) {
+      const [, url = ''] = await withTimeout(
+        waitForStderrLine(/^(?=.*"msg":"listening").*"url":"([^"]+)"/),
+        opts.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+        () => 'the HTTP front to listen',
+      );
+      transport = new StreamableHTTPClientTransport(new URL(url));
+    }
     await withTimeout(client.connect(transport), opts.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS, () => 'initialize');
   } catch (error) {
-    const proc = Reflect.get(transport, '_process') as unknown;
+    const proc = childOf();
     if (proc instanceof ChildProcess && proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
     await client.close().catch(() => undefined);
     throw new Error(`connect failed: ${error instanceof Error ? error.message : String(error)}; ${diag()}`, {
@@ -178,7 +205,7 @@ export async function connectClient(target: Target, opts: ConnectOptions = {}): 
     });
   }
   // The SDK transport keeps its ChildProcess private; we need it for exit code and signalling.
-  const proc = Reflect.get(transport, '_process') as unknown;
+  const proc = childOf();
   if (!(proc instanceof ChildProcess) || proc.pid === undefined) {
     await client.close().catch(() => undefined);
     throw new Error('could not reach the ChildProcess inside StdioClientTransport (SDK changed?)');
@@ -259,6 +286,19 @@ export async function connectClient(target: Target, opts: ConnectOptions = {}): 
       );
     // Ends the child's stdin and waits for it to exit (the SDK itself would escalate only
     // after 2 s + 2 s; we do it on our own, shorter schedule).
+    if (httpChild) {
+      // An HTTP client ends its session (DELETE); the server process then gets SIGTERM, as a
+      // service manager would stop it.
+      if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => undefined);
+      await client.close().catch(() => undefined);
+      signal('SIGTERM');
+      if (!(await exitedWithin(opts.killGraceMs ?? 5000))) {
+        signal('SIGKILL');
+        if (!(await exitedWithin(5000))) throw new Error(`child ${pid} did not exit after SIGKILL; ${diag()}`);
+      }
+      const info = exitInfo ?? (await exited);
+      return { exitCode: info.exitCode, signal: info.signal, escalation };
+    }
     const closed = client.close().catch(() => undefined);
     if (!(await exitedWithin(opts.closeGraceMs ?? 1500))) {
       signal('SIGTERM');

@@ -16,6 +16,11 @@ export interface Target {
   args: string[];
   /** Extra environment for the spawned process (merged over the SDK's minimal default environment). */
   env?: Record<string, string>;
+  /**
+   * The process serves Streamable HTTP instead of stdio and logs `"msg":"listening"` with its
+   * `"url"` on stderr; the client connects there.
+   */
+  http?: boolean;
 }
 
 const require = createRequire(import.meta.url);
@@ -73,6 +78,11 @@ export function viaProxy(target: Target, proxyArgs: string[] = [], name = `proxy
   };
 }
 
+/** Like {@link viaProxy}, served on the proxy's Streamable HTTP front (`--http 127.0.0.1:0`). */
+export function viaHttpProxy(target: Target, proxyArgs: string[] = [], name = `proxy-http(${target.name})`): Target {
+  return { ...viaProxy(target, ['--http', '127.0.0.1:0', ...proxyArgs], name), http: true };
+}
+
 /** A chain file of test/fixtures/chains/, e.g. chainFile('nested'). */
 export function chainFile(name: string): string {
   return join(repoRoot, 'test', 'fixtures', 'chains', `${name}.ts`);
@@ -94,6 +104,8 @@ export function everythingTargets(): Target[] {
     viaProxy(direct, [], 'mcp-chain'),
     viaProxy(direct, ['run', chainFile('two-middleware')], 'mcp-chain with lint and log'),
     viaProxy(direct, ['run', chainFile('nested')], 'mcp-chain nested in mcp-chain'),
+    viaHttpProxy(direct, [], 'mcp-chain on Streamable HTTP'),
+    viaHttpProxy(direct, ['run', chainFile('two-middleware')], 'mcp-chain with lint and log on Streamable HTTP'),
   ];
 }
 
