@@ -19,11 +19,12 @@ export class HttpClient {
   /**
    * Sends one request and resolves with the response once its headers arrived (the body is the
    * caller's to read or drain). A request that failed on a reused keep-alive socket the server had
-   * just closed, before any answer, is sent once more on a new one.
+   * just closed, before any answer, is sent once more on a new connection of its own (the other
+   * pooled sockets may be just as dead).
    */
   send(url: URL, call: HttpCall): Promise<IncomingMessage> {
-    return this.#attempt(url, call).catch((error: unknown) => {
-      if (error instanceof ReusedSocketError) return this.#attempt(url, call);
+    return this.#attempt(url, call, true).catch((error: unknown) => {
+      if (error instanceof ReusedSocketError) return this.#attempt(url, call, false);
       throw error;
     });
   }
@@ -34,30 +35,48 @@ export class HttpClient {
     this.#https.destroy();
   }
 
-  #attempt(url: URL, call: HttpCall): Promise<IncomingMessage> {
+  #attempt(url: URL, call: HttpCall, pooled: boolean): Promise<IncomingMessage> {
     return new Promise<IncomingMessage>((resolve, reject) => {
+      const { signal } = call;
+      if (signal?.aborted) {
+        reject(abortError(signal));
+        return;
+      }
       const secure = url.protocol === 'https:';
-      const options = {
+      const request: ClientRequest = (secure ? httpsRequest : httpRequest)(url, {
         method: call.method,
         headers: call.body === undefined ? call.headers : { ...call.headers, 'content-length': Buffer.byteLength(call.body) },
-        agent: secure ? this.#https : this.#http,
-        ...(call.signal ? { signal: call.signal } : {}),
+        agent: pooled ? (secure ? this.#https : this.#http) : false,
+      });
+      // Not the `signal` option of http.request: aborting after the response ended would destroy
+      // the socket, already back in the keep-alive pool and maybe lent to the next request.
+      const onAbort = (): void => {
+        request.destroy(abortError(signal));
       };
-      const request: ClientRequest = secure ? httpsRequest(url, options) : httpRequest(url, options);
+      const detach = (): void => signal?.removeEventListener('abort', onAbort);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      request.once('close', detach);
       const onError = (error: Error): void => {
+        detach();
         const code = (error as NodeJS.ErrnoException).code;
-        reject(request.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE') ? new ReusedSocketError(error) : error);
+        reject(request.reusedSocket && !signal?.aborted && (code === 'ECONNRESET' || code === 'EPIPE') ? new ReusedSocketError(error) : error);
       };
       request.once('error', onError);
       request.once('response', (response) => {
         request.off('error', onError);
         // Errors after this point surface on the response stream.
         request.on('error', () => undefined);
+        response.once('end', detach);
         resolve(response);
       });
       request.end(call.body);
     });
   }
+}
+
+function abortError(signal: AbortSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason : new Error('aborted');
 }
 
 class ReusedSocketError extends Error {

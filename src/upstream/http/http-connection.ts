@@ -16,6 +16,7 @@ export class HttpConnection implements UpstreamConnection {
   readonly #peer: Peer;
   readonly #replay: SessionReplay;
   readonly #server: string;
+  #closing: Promise<void> | undefined;
 
   constructor(transport: Transport, replay: SessionReplay, downstream: Downstream, log: Logger, server: string) {
     this.#replay = replay;
@@ -50,7 +51,9 @@ export class HttpConnection implements UpstreamConnection {
     return Promise.resolve();
   }
 
+  /** Idempotent: every call resolves once the server session is ended (or could not be). */
   close(): Promise<void> {
-    return this.#peer.close(new McpError(ErrorCode.ConnectionClosed, `Upstream ${this.#server} closed`));
+    this.#closing ??= this.#peer.close(new McpError(ErrorCode.ConnectionClosed, `Upstream ${this.#server} closed`));
+    return this.#closing;
   }
 }
