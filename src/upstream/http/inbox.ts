@@ -13,6 +13,8 @@ import type { Transport } from '../../transport/transport.js';
  */
 export class Inbox {
   readonly #transport: Transport;
+  /** Sees every message before it is delivered (the transport notes what it needs from answers). */
+  inspect?: (message: JsonObject) => void;
   readonly #own = new Map<JsonRpcId, (response: JsonObject) => void>();
   #nextId = 1;
 
@@ -37,6 +39,7 @@ export class Inbox {
   }
 
   deliver(message: JsonObject): void {
+    this.inspect?.(message);
     const id = message.id;
     const own = (typeof id === 'string' || typeof id === 'number') && !('method' in message) ? this.#own.get(id) : undefined;
     if (own) own(message);

@@ -74,6 +74,7 @@ export class StreamableHttpTransport implements Transport {
 
   constructor(options: StreamableHttpTransportOptions) {
     this.#options = options;
+    this.#inbox.inspect = (message) => this.#inspect(message);
   }
 
   start(): Promise<void> {
@@ -208,7 +209,7 @@ export class StreamableHttpTransport implements Transport {
     if (id === undefined) {
       // A notification or a response: 202 and no body.
       drain(response);
-      if (method === 'notifications/initialized' || this.#standalone === 'wanted') this.#listen();
+      if (this.#standalone === 'wanted') void this.#listen();
       return;
     }
     const type = mediaType(response);
@@ -228,7 +229,7 @@ export class StreamableHttpTransport implements Transport {
       drain(response);
       this.#inbox.fail(id, transportError(server, `answered HTTP ${response.statusCode ?? 0} with ${type === '' ? 'no content type' : type}, not JSON or an SSE stream`));
     }
-    if (this.#standalone === 'wanted') this.#listen();
+    if (this.#standalone === 'wanted') void this.#listen();
   }
 
   /**
@@ -312,32 +313,48 @@ export class StreamableHttpTransport implements Transport {
     }, this.#options.target.maxMessageBytes);
   }
 
-  /** Notes what the transport itself needs from delivered messages; true if `id` was answered. */
+  /** True if `id` was answered among `messages`. */
   #received(messages: JsonObject[], id: JsonRpcId | undefined): boolean {
-    let answered = false;
-    for (const message of messages) {
-      if ('method' in message) continue;
-      const answerTo = message.id;
-      if (answerTo === id) answered = true;
-      if ((typeof answerTo === 'string' || typeof answerTo === 'number') && this.#initializing.has(answerTo)) {
-        const version = isJsonObject(message.result) ? message.result.protocolVersion : undefined;
-        if (typeof version === 'string') this.#protocolVersion = version;
-      }
-    }
-    return answered;
+    return id !== undefined && messages.some((message) => message.id === id && !('method' in message));
   }
 
-  /** Opens the standalone GET stream (server-initiated messages) unless it is open or unsupported. */
-  #listen(): void {
-    if (this.#closed || this.#standalone === 'open' || this.#standalone === 'unsupported') return;
+  /**
+   * Sees every message before it is delivered. A successful answer to `initialize` carries the
+   * negotiated version, and opens the standalone stream at once: the server may send on it as soon
+   * as it is told `notifications/initialized`, so that notification (and whatever follows it)
+   * waits until the stream is established.
+   */
+  #inspect(message: JsonObject): void {
+    if (this.#legacy) return;
+    const answerTo = message.id;
+    if ('method' in message || (typeof answerTo !== 'string' && typeof answerTo !== 'number') || !this.#initializing.has(answerTo)) return;
+    if (!isJsonObject(message.result)) return;
+    const version = message.result.protocolVersion;
+    if (typeof version === 'string') this.#protocolVersion = version;
+    const opened = this.#listen();
+    const before = this.#notified;
+    this.#notified = Promise.all([before, opened]).then(() => undefined);
+  }
+
+  /**
+   * Opens the standalone GET stream (what the server sends on its own) unless it is open or
+   * unsupported; resolves once the server answered the GET (or it failed), never rejects.
+   */
+  #listen(): Promise<void> {
+    if (this.#closed || this.#standalone === 'open' || this.#standalone === 'unsupported') return Promise.resolve();
     this.#standalone = 'open';
     const controller = new AbortController();
     this.#standaloneAbort = controller;
     this.#open.add(controller);
-    void this.#listening(controller).finally(() => this.#open.delete(controller));
+    return new Promise<void>((opened) => {
+      void this.#listening(controller, opened).finally(() => {
+        this.#open.delete(controller);
+        opened();
+      });
+    });
   }
 
-  async #listening(controller: AbortController): Promise<void> {
+  async #listening(controller: AbortController, opened: () => void): Promise<void> {
     const { signal } = controller;
     const cursor: Cursor = { lastEventId: undefined, retryMs: undefined, seen: new Set() };
     const state = { answered: false, events: 0 };
@@ -354,6 +371,7 @@ export class StreamableHttpTransport implements Transport {
         this.#standalone = 'wanted';
         return;
       }
+      opened();
       const status = response.statusCode ?? 0;
       if (status === 405) {
         drain(response);
@@ -418,7 +436,7 @@ export class StreamableHttpTransport implements Transport {
       log.info('the upstream session is gone; initializing a new one');
       await replay.restore({
         request: (message) => this.#inbox.request(message, (request) => void this.#post(request, Promise.resolve(), true), OWN_REQUEST_TIMEOUT_MS),
-        notify: (message) => this.#post({ jsonrpc: '2.0', ...message }, Promise.resolve(), true),
+        notify: (message) => this.#post({ jsonrpc: '2.0', ...message }, this.#notified, true),
       }, log);
       this.#expired = false;
     })().finally(() => {
