@@ -109,6 +109,7 @@ export function everythingTargets(): Target[] {
     viaProxy(direct, ['run', chainFile('two-middleware')], 'mcp-chain with lint and log'),
     viaProxy(direct, ['run', chainFile('nested')], 'mcp-chain nested in mcp-chain'),
     everythingOverHttp('streamableHttp'),
+    everythingOverHttp('sse'),
   ];
 }
 
