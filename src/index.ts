@@ -44,5 +44,6 @@ export { log, type LogEntry, type LogMiddleware, type LogOptions } from './middl
 export { lint, type LintMiddleware, type LintOptions, type Violation } from './middleware/lint/index.js';
 export { harness, Harness, type HarnessOptions } from './testing/harness.js';
 export { stdio, type StdioOptions } from './upstream/stdio.js';
+export { http, sse, type HttpOptions } from './upstream/http/index.js';
 export { serveStdio, type ServeStdioOptions, type StdioFront } from './front/serve-stdio.js';
 export { withLocal } from './middleware/with-local/index.js';

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ChainError } from '../errors/chain-error.js';
 import type { LogLevel } from '../log/logger.js';
+import type { HttpOptions } from '../upstream/http/http-options.js';
 import type { ServerCommand } from '../upstream/spawn-server.js';
 
 export const USAGE = `mcp-chain — middleware proxy for MCP servers
@@ -11,6 +12,8 @@ Usage:
   mcp-chain --http [host:]port [options] -- <command> [args...]
                                                the same on Streamable HTTP at /mcp (one server
                                                process per HTTP session)
+  mcp-chain [options] --url <http-url>         serve a remote MCP server (Streamable HTTP, or legacy
+                                               HTTP+SSE) through a chain, on stdio
   mcp-chain run <chain-file.ts|.js> [options] [-- <command> [args...]]
                                                serve the chain exported by a file, on stdio or
                                                with --http (in front of <command> when the file
@@ -36,6 +39,11 @@ Options:
   --inherit-env            give the server our whole environment (default: a safe minimum plus --env)
   --env KEY=VALUE          set a variable for the server (repeatable)
   --cwd <dir>              working directory of the server
+  --url <url>              the remote server (instead of a command after --)
+  --header 'Name: value'   send this header to the remote server (repeatable)
+  --bearer <token>         send Authorization: Bearer <token> to the remote server
+                           (header values and the token may use \${NAME}: quote them so that the
+                           shell leaves them to mcp-chain, and the secret stays out of ps)
   -h, --help               show this help
   -v, --version            show the version
 `;
@@ -50,6 +58,8 @@ export type CliRequest =
       file: string | undefined;
       /** The server given after `--`. */
       server: ServerCommand | undefined;
+      /** The remote server given with `--url`. */
+      remote: HttpOptions | undefined;
       name: string | undefined;
       timeout: number | undefined;
       maxTimeout: number | undefined;
@@ -110,6 +120,21 @@ function environment(pairs: readonly string[]): Record<string, string> {
   return env;
 }
 
+/** `--url`, `--header` and `--bearer` as HttpOptions (the values are interpolated later, by http()). */
+function remoteServer(url: string | undefined, headerLines: readonly string[], bearer: string | undefined): HttpOptions | undefined {
+  if (url === undefined) {
+    if (headerLines.length > 0 || bearer !== undefined) throw new ChainError('USAGE', '--header and --bearer need --url');
+    return undefined;
+  }
+  const headers: Record<string, string> = {};
+  for (const line of headerLines) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) throw new ChainError('USAGE', `--header takes 'Name: value', got ${line.slice(0, 40)}`);
+    headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  }
+  return { url, headers, ...(bearer === undefined ? {} : { bearer }) };
+}
+
 /** Parses `argv` (without node and the script); usage mistakes throw a ChainError('USAGE'). */
 export function parseCli(argv: readonly string[]): CliRequest {
   const dashdash = argv.indexOf('--');
@@ -134,6 +159,9 @@ export function parseCli(argv: readonly string[]): CliRequest {
       'allow-host': { type: 'string', multiple: true },
       'session-ttl': { type: 'string' },
       'max-sessions': { type: 'string' },
+      url: { type: 'string' },
+      header: { type: 'string', multiple: true },
+      bearer: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -144,6 +172,7 @@ export function parseCli(argv: readonly string[]): CliRequest {
     kind: 'serve' as const,
     file: undefined as string | undefined,
     server: undefined as ServerCommand | undefined,
+    remote: remoteServer(values.url, values.header ?? [], values.bearer),
     name: values.name,
     timeout: positiveInt('--timeout', values.timeout),
     maxTimeout: positiveInt('--max-timeout', values['max-timeout']),
@@ -177,6 +206,7 @@ export function parseCli(argv: readonly string[]): CliRequest {
       ...(values.cwd === undefined ? {} : { cwd: values.cwd }),
     };
   }
+  if (request.remote && request.server) throw new ChainError('USAGE', 'give either --url or a command after --, not both');
   if (positionals[0] === 'run') {
     if (positionals[1] === undefined || positionals.length > 2) {
       throw new ChainError('USAGE', 'usage: mcp-chain run <chain-file> [-- <command> [args...]]');
@@ -184,5 +214,5 @@ export function parseCli(argv: readonly string[]): CliRequest {
     request.file = positionals[1];
     return request;
   }
-  return request.server && positionals.length === 0 ? request : { kind: 'usage' };
+  return (request.server ?? request.remote) && positionals.length === 0 ? request : { kind: 'usage' };
 }

@@ -2,12 +2,13 @@ import type { ChildProcess } from 'node:child_process';
 import { ErrorCode } from '../errors/error-code.js';
 import { McpError } from '../errors/mcp-error.js';
 import type { Logger } from '../log/logger.js';
-import type { JsonObject, McpMessage, Result } from '../message/jsonrpc.js';
+import type { McpMessage, Result } from '../message/jsonrpc.js';
 import { Peer } from '../rpc/peer.js';
 import { StreamTransport } from '../transport/stream-transport.js';
 import { killProcessGroup } from './kill-process-group.js';
 import { trackProcessGroup } from './live-process-groups.js';
 import { LineSplitter } from './line-splitter.js';
+import { SessionReplay } from './session-replay.js';
 import { spawnServer, type ServerCommand, type SpawnedServer } from './spawn-server.js';
 import { requestScope, type Downstream, type RequestScope, type SessionInfo, type Upstream, type UpstreamConnection } from './upstream.js';
 
@@ -65,15 +66,13 @@ class StdioConnection implements UpstreamConnection {
   readonly #name: string;
   #running: Running | undefined;
   #starting: Promise<Peer> | undefined;
-  #initialize: JsonObject | undefined;
-  #initialized = false;
+  /** What a restarted server must be told again. */
+  readonly #replay = new SessionReplay();
   #crashes = 0;
   #lastCrash = 0;
   #startedAt = 0;
   #closed = false;
   #adopted: SpawnedServer | undefined;
-  #logLevel: JsonObject | undefined;
-  readonly #subscriptions = new Set<string>();
   /** Nested pauses asked by the session (the client is not reading what we relay). */
   #paused = 0;
 
@@ -89,37 +88,15 @@ class StdioConnection implements UpstreamConnection {
   }
 
   async request(message: McpMessage, scope: RequestScope): Promise<Result> {
-    if (message.method === 'initialize') this.#initialize = message.params ?? {};
+    this.#replay.sending(message);
     const peer = await this.#ready(message.method !== 'initialize');
     const result = await peer.request(message, scope);
-    this.#remember(message);
+    this.#replay.succeeded(message);
     return result;
   }
 
-  /** What the session asked of the server that a restarted server must be told again. */
-  #remember(message: McpMessage): void {
-    const params = message.params ?? {};
-    if (message.method === 'logging/setLevel') this.#logLevel = params;
-    else if (message.method === 'resources/subscribe' && typeof params.uri === 'string') this.#subscriptions.add(params.uri);
-    else if (message.method === 'resources/unsubscribe' && typeof params.uri === 'string') this.#subscriptions.delete(params.uri);
-  }
-
-  /** Tells a restarted server the log level and subscriptions the session had set. */
-  async #replay(peer: Peer): Promise<void> {
-    const replayed: McpMessage[] = [];
-    if (this.#logLevel) replayed.push({ method: 'logging/setLevel', params: this.#logLevel });
-    for (const uri of this.#subscriptions) replayed.push({ method: 'resources/subscribe', params: { uri } });
-    for (const message of replayed) {
-      try {
-        await peer.request(message, { signal: AbortSignal.timeout(30_000) });
-      } catch (error) {
-        this.#log.warn('a restarted upstream refused session state', { method: message.method, error: String(error) });
-      }
-    }
-  }
-
   async notify(message: McpMessage): Promise<void> {
-    if (message.method === 'notifications/initialized') this.#initialized = true;
+    this.#replay.sending(message);
     const peer = await this.#ready(message.method !== 'notifications/initialized');
     peer.notify(message);
   }
@@ -160,13 +137,12 @@ class StdioConnection implements UpstreamConnection {
       this.#log.info('restarting upstream', { attempt: this.#crashes });
     }
     const running = await this.#spawn();
-    if (reinitialize && this.#initialize) {
-      await running.peer.request(
-        { method: 'initialize', params: this.#initialize },
-        { signal: AbortSignal.timeout(30_000) },
-      );
-      if (this.#initialized) running.peer.notify({ method: 'notifications/initialized' });
-      await this.#replay(running.peer);
+    if (reinitialize) {
+      const { peer } = running;
+      await this.#replay.restore({
+        request: (message) => peer.request(message, { signal: AbortSignal.timeout(30_000) }),
+        notify: (message) => peer.notify(message),
+      }, this.#log);
     }
     return running.peer;
   }

@@ -96,6 +96,20 @@ export function everythingDirect(): Target {
   return { name: 'direct', command: process.execPath, args: [everythingEntry(), 'stdio'], env: { MCP_CHAIN_E2E_MARKER: ENV_MARKER } };
 }
 
+/**
+ * stdio front → mcp-chain → HTTP upstream: server-everything over HTTP (`streamableHttp` or `sse`)
+ * with mcp-chain in front of it (`--url`), both started by the launcher fixture everything-http.
+ */
+export function everythingOverHttp(mode: 'streamableHttp' | 'sse' = 'streamableHttp', proxyArgs: string[] = []): Target {
+  const { command, args } = fixtureCommand('everything-http');
+  return {
+    name: `mcp-chain → HTTP upstream (server-everything ${mode})`,
+    command,
+    args: [...args, mode, proxyMain, ...proxyArgs],
+    env: { MCP_CHAIN_E2E_MARKER: ENV_MARKER },
+  };
+}
+
 /** Targets for test/e2e/everything.test.ts. Add proxy targets here, e.g. viaProxy(everythingDirect()). */
 export function everythingTargets(): Target[] {
   const direct = everythingDirect();
@@ -105,7 +119,13 @@ export function everythingTargets(): Target[] {
     viaProxy(direct, ['run', chainFile('two-middleware')], 'mcp-chain with lint and log'),
     viaProxy(direct, ['run', chainFile('nested')], 'mcp-chain nested in mcp-chain'),
     viaHttpProxy(direct, [], 'mcp-chain on Streamable HTTP'),
-    viaHttpProxy(direct, ['run', chainFile('two-middleware')], 'mcp-chain with lint and log on Streamable HTTP'),
+    everythingOverHttp('streamableHttp'),
+    everythingOverHttp('sse'),
+    {
+      ...everythingOverHttp('streamableHttp', ['--http', '127.0.0.1:0']),
+      name: 'mcp-chain on Streamable HTTP → HTTP upstream (server-everything streamableHttp)',
+      http: true,
+    },
   ];
 }
 

@@ -1,0 +1,23 @@
+/** How to reach a remote MCP server over HTTP. */
+export interface HttpOptions {
+  /** The MCP endpoint (Streamable HTTP), or the SSE endpoint of a legacy HTTP+SSE server. */
+  url: string | URL;
+  /**
+   * Headers sent with every request. Values may contain `${NAME}` references to environment
+   * variables; a variable that is not set is a configuration error when the upstream is made.
+   */
+  headers?: Readonly<Record<string, string>>;
+  /** A bearer token (`Authorization: Bearer …`); may contain `${NAME}` references too. */
+  bearer?: string;
+  /** Where `${NAME}` references are looked up. Default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** The name in logs; defaults to the URL's host. */
+  name?: string;
+  /** Largest JSON body or SSE event accepted from the server. Default 4 MiB. */
+  maxMessageBytes?: number;
+  /**
+   * How long `close()` waits for the server to acknowledge the end of the session (DELETE). Default
+   * 1000 ms.
+   */
+  closeTimeoutMs?: number;
+}

@@ -1,0 +1,13 @@
+import type { Logger } from '../../log/logger.js';
+import type { SessionReplay } from '../session-replay.js';
+import type { HttpClient } from './http-client.js';
+import type { HttpTarget } from './http-target.js';
+
+/** What an HTTP transport (Streamable HTTP or legacy SSE) is made with, one per session. */
+export interface HttpTransportOptions {
+  readonly target: HttpTarget;
+  readonly client: HttpClient;
+  /** What the session told the server, to tell a new server session again. */
+  readonly replay: SessionReplay;
+  readonly log: Logger;
+}

@@ -1,0 +1,80 @@
+import { ErrorCode } from '../../errors/error-code.js';
+import { McpError } from '../../errors/mcp-error.js';
+import { errorResponse, type JsonObject, type JsonRpcErrorObject, type JsonRpcId, type JsonRpcRequest, type McpMessage, type Result } from '../../message/jsonrpc.js';
+import { isJsonObject } from '../../message/parse-message.js';
+import { RAW_THRESHOLD_BYTES, rememberRawMember } from '../../message/raw-json.js';
+import type { Transport } from '../../transport/transport.js';
+
+/**
+ * Where an HTTP transport puts what the server sent: JSON bodies and SSE `data` are parsed and
+ * handed to the transport's `onmessage` (the Peer above it), except answers to the transport's own
+ * requests (a re-initialization), which never leave it. A failed HTTP exchange becomes an error
+ * response for its request, so the Peer settles it like any other answer.
+ */
+export class Inbox {
+  readonly #transport: Transport;
+  /** Sees every message before it is delivered (the transport notes what it needs from answers). */
+  inspect?: (message: JsonObject) => void;
+  readonly #own = new Map<JsonRpcId, (response: JsonObject) => void>();
+  #nextId = 1;
+
+  constructor(transport: Transport) {
+    this.#transport = transport;
+  }
+
+  /** Parses one JSON text (a message or a batch) and delivers it; returns the messages delivered. */
+  receive(text: string): JsonObject[] {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.#transport.onmalformed?.(new McpError(ErrorCode.ParseError, `Parse error: ${reason}`), text.slice(0, 200));
+      return [];
+    }
+    const messages = (Array.isArray(value) ? value : [value]).filter(isJsonObject);
+    if (text.length > RAW_THRESHOLD_BYTES && !Array.isArray(value) && isJsonObject(value)) rememberRawMember(value, text);
+    for (const message of messages) this.deliver(message);
+    return messages;
+  }
+
+  deliver(message: JsonObject): void {
+    this.inspect?.(message);
+    const id = message.id;
+    const own = (typeof id === 'string' || typeof id === 'number') && !('method' in message) ? this.#own.get(id) : undefined;
+    if (own) own(message);
+    else this.#transport.onmessage?.(message);
+  }
+
+  /** Answers request `id` with an error, as if the server had. */
+  fail(id: JsonRpcId, error: McpError | JsonRpcErrorObject): void {
+    this.deliver({ ...errorResponse(id, error instanceof McpError ? error.toJSON() : error) });
+  }
+
+  /**
+   * Sends a request of the transport's own (not the Peer's: its id is a string the Peer never
+   * uses) and resolves with its result; an error answer or `timeoutMs` rejects.
+   */
+  request(message: McpMessage, send: (request: JsonRpcRequest) => void, timeoutMs: number): Promise<Result> {
+    const id = `mcp-chain-${this.#nextId++}`;
+    return new Promise<Result>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#own.delete(id);
+        reject(new McpError(ErrorCode.RequestTimeout, `${message.method} was not answered within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.#own.set(id, (response) => {
+        clearTimeout(timer);
+        this.#own.delete(id);
+        if (isJsonObject(response.error)) {
+          const { code, message: text, data } = response.error;
+          reject(new McpError(typeof code === 'number' ? code : ErrorCode.InternalError, String(text), data));
+        } else {
+          resolve(isJsonObject(response.result) ? response.result : {});
+        }
+      });
+      send(message.params === undefined
+        ? { jsonrpc: '2.0', id, method: message.method }
+        : { jsonrpc: '2.0', id, method: message.method, params: message.params });
+    });
+  }
+}
