@@ -4,6 +4,7 @@
 //
 //   node scripts/conformance.mjs                      # start the fixture, run the active suite
 //   node scripts/conformance.mjs --suite all          # also the pending scenarios
+//   node scripts/conformance.mjs --via-chain          # the fixture (stdio) behind mcp-chain --http
 //   node scripts/conformance.mjs --url http://127.0.0.1:3000/mcp   # an already running server
 //   node scripts/conformance.mjs --scenario ping      # one scenario (repeatable)
 //   node scripts/conformance.mjs --out path.json      # summary file (default .cache/conformance/last-<target>.json)
@@ -29,6 +30,7 @@ const CONFORMANCE_VERSION = '0.1.16';
  */
 const EXPECTED_FAILURES = {
   direct: {},
+  chain: {},
   url: {},
 };
 
@@ -43,6 +45,7 @@ const suitePkg = join(suitePrefix, 'node_modules', '@modelcontextprotocol', 'con
 const { values: opts } = parseArgs({
   options: {
     url: { type: 'string' },
+    'via-chain': { type: 'boolean' },
     suite: { type: 'string', default: 'all' },
     scenario: { type: 'string', multiple: true },
     out: { type: 'string' },
@@ -53,7 +56,7 @@ if (opts.help) {
   console.log('usage: node scripts/conformance.mjs [--url URL] [--suite active|all|pending] [--scenario NAME]... [--out FILE]');
   process.exit(0);
 }
-const target = opts.url ? 'url' : 'direct';
+const target = opts.url ? 'url' : opts['via-chain'] ? 'chain' : 'direct';
 const expected = EXPECTED_FAILURES[target] ?? {};
 const t0 = Date.now();
 const log = (msg) => console.error(`[conformance ${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}`);
@@ -112,17 +115,55 @@ async function waitForHealth(base, child, timeoutMs = 20_000) {
 let fixture;
 let url = opts.url;
 let fixtureStderr = '';
-if (!url) {
+const captureStderr = (child) => {
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (d) => {
+    fixtureStderr = (fixtureStderr + d).slice(-20_000);
+  });
+};
+if (!url && target === 'chain') {
+  // The fixture as plain JavaScript (one process per HTTP session: tsx would cost a second each),
+  // served on stdio behind the built CLI's Streamable HTTP front.
+  const main = join(root, 'dist', 'cli', 'main.js');
+  if (!existsSync(main)) throw new Error('dist/cli/main.js is missing: run npm run build first');
+  const compiled = join(cacheDir, 'conformance-fixture', 'conformance.mjs');
+  const { build } = await import('esbuild');
+  await build({
+    entryPoints: [join(root, 'test', 'fixtures', 'servers', 'conformance.ts')],
+    outfile: compiled,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'error',
+  });
+  fixture = spawn(process.execPath, [main, '--http', '127.0.0.1:0', '--', process.execPath, compiled], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const listening = new Promise((resolve, reject) => {
+    let seen = '';
+    fixture.stderr.setEncoding('utf8');
+    fixture.stderr.on('data', function onData(d) {
+      seen += d;
+      const match = /"url":"([^"]+)"/.exec(seen);
+      if (match) {
+        fixture.stderr.off('data', onData);
+        resolve(match[1]);
+      }
+    });
+    fixture.once('exit', (code) => reject(new Error(`mcp-chain exited early (code ${code}): ${seen}`)));
+  });
+  url = await listening;
+  captureStderr(fixture);
+  log(`mcp-chain up at ${url}, the fixture behind it on stdio`);
+} else if (!url) {
   const port = await freePort();
   const entry = join(root, 'test', 'fixtures', 'servers', 'conformance.ts');
   fixture = spawn(process.execPath, ['--import', 'tsx', entry, '--port', String(port)], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  fixture.stderr.setEncoding('utf8');
-  fixture.stderr.on('data', (d) => {
-    fixtureStderr = (fixtureStderr + d).slice(-20_000);
-  });
+  captureStderr(fixture);
   const base = `http://127.0.0.1:${port}`;
   await waitForHealth(base, fixture);
   url = `${base}/mcp`;
