@@ -565,7 +565,7 @@ export class HttpClient implements RpcClient {
       this.#exitReason = signal ? `signal ${signal}` : `code ${String(code)}`;
       const error =
         this.#url === undefined && code === 2
-          ? new TargetUnavailable(`${this.name} exited with code 2 (a usage error) before listening${this.#outputNote()}`)
+          ? new TargetUnavailable(`${this.name} exited with code 2 (a usage error) before listening: ${this.#output.trim().split('\n').at(-1) ?? ''}`)
           : new Error(`${this.name} exited (${this.#exitReason})${this.#outputNote()}`);
       failed?.(error);
       for (const call of [...this.#inFlight]) call.fail(error);

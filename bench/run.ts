@@ -577,8 +577,6 @@ function groupTables(stats: Stats, specs: readonly TargetSpec[], base: string, c
 // ---------------------------------------------------------------------------------------------
 // Main
 
-const firstLine = (text: string): string => text.split('\n')[0] ?? '';
-
 function gitCommit(dir: string): Record<string, string> {
   try {
     return { commit: execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() };
@@ -701,7 +699,7 @@ async function main(): Promise<number> {
       await initialize(client);
     } catch (error) {
       if (!(error instanceof TargetUnavailable)) throw error;
-      skipped[spec.id] = spec.id === 'chain-http' ? `this mcp-chain has no HTTP front yet (\`--http\` is a usage error, exit 2): ${firstLine(error.message)}` : firstLine(error.message);
+      skipped[spec.id] = spec.id === 'chain-http' ? `this mcp-chain has no HTTP front yet (\`--http\` is a usage error, exit 2). ${error.message}` : error.message;
     } finally {
       await client.close();
     }
