@@ -521,18 +521,46 @@ export class HttpClient implements RpcClient {
       this.#inFlight.add(call);
       req.once('error', (error) => call.fail(error));
       req.once('response', (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.once('error', (error) => call.fail(error));
-        res.once('end', () => {
+        const settle = (reply: () => HttpReply): void => {
           this.#inFlight.delete(call);
           this.#answered++;
           try {
-            resolve(parseReply(res, chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks), id));
+            resolve(reply());
           } catch (error) {
             reject(error instanceof Error ? error : new Error(String(error)));
           }
-        });
+        };
+        res.once('error', (error) => call.fail(error));
+        const status = res.statusCode ?? 0;
+        if (id !== undefined && status === 200 && String(res.headers['content-type']).startsWith('text/event-stream')) {
+          // A stream: the response counts as soon as its event is complete, whether or not the
+          // server closes the stream then (it should); the rest is read to free the connection.
+          res.setEncoding('utf8');
+          let text = '';
+          let scanned = 0;
+          let done = false;
+          res.on('data', (chunk: string) => {
+            if (done) return;
+            text += chunk;
+            const boundary = Math.max(text.lastIndexOf('\n\n'), text.lastIndexOf('\r\n\r\n'));
+            if (boundary < scanned) return;
+            const complete = text.slice(scanned, boundary);
+            scanned = boundary;
+            const message = findResponse(sseMessages(complete), id);
+            if (message) {
+              done = true;
+              text = '';
+              settle(() => ({ status, headers: res.headers, message }));
+            }
+          });
+          res.once('end', () => {
+            if (!done) settle(() => ({ status, headers: res.headers, message: findResponse(sseMessages(text.slice(scanned)), id) }));
+          });
+          return;
+        }
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.once('end', () => settle(() => parseReply(res, chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks), id)));
       });
       req.end(body);
     });
