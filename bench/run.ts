@@ -508,7 +508,7 @@ const CHECKS: Check[] = [
     label: 'cold start adds ≤ 150 ms',
     judge(stats, target) {
       const delta = stats.delta(target, 'none', 'cold_start.ms');
-      return delta === undefined ? undefined : { shown: `+${fmt(delta, 0)} ms`, met: delta <= 150 };
+      return delta === undefined ? undefined : { shown: `${delta < 0 ? '−' : '+'}${fmt(Math.abs(delta), 0)} ms`, met: delta <= 150 };
     },
   },
 ];
@@ -553,7 +553,7 @@ function groupTables(stats: Stats, specs: readonly TargetSpec[], base: string, c
         const ratio = def.compare === 'ratio' ? stats.ratio(spec.id, base, k) : undefined;
         const delta = def.compare === 'delta' ? stats.delta(spec.id, base, k) : undefined;
         if (ratio !== undefined) cell += ` (${fmt(ratio, 2)}×)`;
-        if (delta !== undefined) cell += ` (+${fmt(delta, 0)})`;
+        if (delta !== undefined) cell += ` (${delta < 0 ? '−' : '+'}${fmt(Math.abs(delta), 0)})`;
       }
       return cell;
     });

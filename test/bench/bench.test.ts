@@ -74,11 +74,8 @@ test('bench --quick measures every target and scenario', { timeout: 60_000 }, as
   assert.ok(meta?.type === 'meta', 'the first line is the meta line');
   assert.equal(rows.at(-1)?.type, 'done');
   assert.ok(!meta.targets?.includes('supergateway') && !meta.targets?.includes('mcp-proxy'), '--quick leaves the competitors out');
-  // Until mcp-chain has its HTTP front, the bench skips that target with a note (never silently).
-  const skipped = meta.skipped ?? {};
-  if (skipped['chain-http'] !== undefined) assert.match(skipped['chain-http'], /no HTTP front/);
-  const targets = [...STDIO_TARGETS, ...HTTP_TARGETS.filter((t) => skipped[t] === undefined)];
-  assert.deepEqual(Object.keys(skipped).filter((t) => t !== 'chain-http'), [], 'nothing else is skipped');
+  assert.deepEqual(meta.skipped ?? {}, {}, 'no target is skipped');
+  const targets = [...STDIO_TARGETS, ...HTTP_TARGETS];
   for (const target of targets) {
     for (const scenario of SCENARIOS) {
       if (scenario === 'idle_sessions' && STDIO_TARGETS.includes(target)) continue;
