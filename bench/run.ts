@@ -441,7 +441,7 @@ class Stats {
   spread(target: string, key: string): number | undefined {
     const values = [...this.#rounds(target, key).values()];
     const mid = median(values);
-    return values.length < 2 || mid === 0 ? undefined : (Math.max(...values) - Math.min(...values)) / 2 / mid;
+    return values.length < 2 || mid === 0 ? undefined : (Math.max(...values) - Math.min(...values)) / 2 / Math.abs(mid);
   }
 
   /** Median over the rounds of target ÷ base within the round. */
