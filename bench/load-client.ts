@@ -3,12 +3,14 @@
  * its own line splitting, one `JSON.parse` per line, a pending map by id, `process.hrtime.bigint()`
  * for time and `/proc` for the target process's own CPU and memory accounting.
  *
- * Transports: stdio today. HTTP (Streamable HTTP, `POST /mcp`) comes later: an `HttpClient`
- * implementing {@link RpcClient}, and a `case 'http'` in {@link connect}; the scenarios below are
- * written against `RpcClient` only and need no change.
+ * Transports: stdio ({@link StdioClient}) and raw Streamable HTTP ({@link HttpClient}: `POST /mcp`
+ * over keep-alive connections, `Mcp-Session-Id` and `MCP-Protocol-Version` headers, a JSON or an
+ * SSE body, our own SSE parsing). The scenarios are written against {@link RpcClient} only.
  */
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { connect as netConnect, createServer as createNetServer, type AddressInfo } from 'node:net';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -21,12 +23,25 @@ export interface TargetSpec {
   label: string;
   /** True for the targets that put mcp-chain in front of the upstream (they get CPU figures). */
   proxy: boolean;
-  /** `'stdio'` only for now; `'http'` targets come later (see the module comment). */
-  transport: 'stdio';
+  /**
+   * `'stdio'`: JSON-RPC on the process's stdin/stdout. `'http'`: the process serves Streamable
+   * HTTP; where its URL comes from is {@link TargetSpec.url}.
+   */
+  transport: 'stdio' | 'http';
   command: string;
+  /** For `http` targets with `url: 'port'`, {@link PORT} in an argument is replaced by a free port. */
   args: string[];
   env: Record<string, string>;
+  /**
+   * `http` only. `'printed'`: the process writes its URL (`http://127.0.0.1:PORT/mcp`, alone or in
+   * a JSON log line) to stderr or stdout. `'port'`: we pick a free loopback port, pass it in the
+   * arguments, and poll until it accepts connections; the endpoint is `/mcp`.
+   */
+  url?: 'printed' | 'port';
 }
+
+/** Placeholder for a free port in the arguments of an `http` target with `url: 'port'`. */
+export const PORT = '{port}';
 
 /** A JSON-RPC session with a target, whatever carries it. */
 export interface RpcClient {
@@ -43,7 +58,8 @@ export function connect(spec: TargetSpec, options: { requestTimeoutMs?: number }
   switch (spec.transport) {
     case 'stdio':
       return new StdioClient(spec, options.requestTimeoutMs ?? 30_000);
-    // case 'http': later.
+    case 'http':
+      return new HttpClient(spec, options.requestTimeoutMs ?? 30_000);
   }
 }
 
@@ -53,10 +69,22 @@ const STDERR_TAIL = 4096;
 /** Every process started here, so that none outlives the benchmark (see {@link killAll}). */
 const live = new Set<ChildProcess>();
 
-/** Kills every target still running (synchronous, for `process.on('exit')` and signal handlers). */
+/** Kills every target still running, and their descendants (synchronous, for `process.on('exit')` and signal handlers). */
 export function killAll(): void {
-  for (const child of live) child.kill('SIGKILL');
+  for (const child of live) {
+    const family = child.pid === undefined ? [] : descendants(child.pid);
+    child.kill('SIGKILL');
+    for (const pid of family) killQuietly(pid, 'SIGKILL');
+  }
   live.clear();
+}
+
+function killQuietly(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // gone already
+  }
 }
 
 interface Pending {
@@ -204,6 +232,423 @@ class StdioClient implements RpcClient {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Streamable HTTP
+
+/**
+ * A target that cannot serve what we asked at all, as opposed to one that failed: an `http`
+ * target that exited with code 2 (a usage error, e.g. an mcp-chain without `--http`) before it
+ * listened. The benchmark skips such a target with this message as the note.
+ */
+export class TargetUnavailable extends Error {}
+
+const URL_PATTERN = /http:\/\/(?:127\.0\.0\.1|localhost|\[::1\]):\d+\/mcp\b/;
+const ACCEPT = 'application/json, text/event-stream';
+
+/** A free loopback port (closed again before it is returned: the target binds it next). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves once `port` accepts a TCP connection (polled every few ms), rejects if `gone()` says the process exited. */
+async function acceptsConnections(port: number, gone: () => string | undefined, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = netConnect({ host: '127.0.0.1', port });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    const reason = gone();
+    if (reason !== undefined) throw new Error(reason);
+    if (Date.now() > deadline) throw new Error(`nothing listens on port ${port} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+interface HttpReply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The JSON-RPC response to the request sent, if the body held one. */
+  message: JsonObject | undefined;
+}
+
+/** The messages of an SSE body (`data:` lines of each event joined; events without data skipped). */
+export function sseMessages(text: string): unknown[] {
+  const messages: unknown[] = [];
+  let data: string[] = [];
+  const flush = (): void => {
+    const joined = data.join('\n');
+    data = [];
+    if (joined.trim() !== '') messages.push(JSON.parse(joined));
+  };
+  for (const line of text.split(/\r\n|\r|\n/)) {
+    if (line === '') flush();
+    else if (line.startsWith('data:')) data.push(line.slice(line.charCodeAt(5) === 0x20 ? 6 : 5));
+    // event:, id:, retry: and comments say nothing we need
+  }
+  flush();
+  return messages;
+}
+
+function findResponse(messages: readonly unknown[], id: number): JsonObject | undefined {
+  for (const message of messages) {
+    if (isObject(message) && message.id === id && !('method' in message)) return message;
+  }
+  return undefined;
+}
+
+/** Parses a finished reply: a JSON body or an SSE body, whichever the content type says. */
+function parseReply(res: IncomingMessage, body: Buffer, id: number | undefined): HttpReply {
+  const status = res.statusCode ?? 0;
+  const reply: HttpReply = { status, headers: res.headers, message: undefined };
+  if (status === 202 || body.length === 0) return reply;
+  const text = body.toString('utf8');
+  if (status >= 400 && !String(res.headers['content-type']).includes('json')) return reply;
+  const type = String(res.headers['content-type'] ?? '');
+  let messages: unknown[];
+  if (type.startsWith('text/event-stream')) {
+    messages = sseMessages(text);
+  } else {
+    const parsed: unknown = JSON.parse(text);
+    messages = Array.isArray(parsed) ? parsed : [parsed];
+  }
+  if (id !== undefined) reply.message = findResponse(messages, id);
+  else if (status >= 400) reply.message = messages.find(isObject);
+  return reply;
+}
+
+/** One MCP session over Streamable HTTP (one `Mcp-Session-Id`); a client may hold several. */
+export class HttpSession {
+  #sessionId: string | undefined;
+  #protocolVersion: string | undefined;
+  #nextId = 1;
+  /** A notification still being posted: the next request waits for it (initialized before anything else). */
+  #barrier: Promise<void> | undefined;
+  #notifyError: Error | undefined;
+
+  constructor(readonly owner: HttpClient) {}
+
+  get sessionId(): string | undefined {
+    return this.#sessionId;
+  }
+
+  async request(method: string, params?: JsonObject): Promise<Json> {
+    if (this.#barrier) await this.#barrier;
+    if (this.#notifyError) throw this.#notifyError;
+    const id = this.#nextId++;
+    const message = params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
+    const reply = await this.owner.post(JSON.stringify(message), this.#headers(), id);
+    if (method === 'initialize') {
+      const session = reply.headers['mcp-session-id'];
+      this.#sessionId = Array.isArray(session) ? session[0] : session;
+    }
+    const answer = reply.message;
+    if (reply.status !== 200 || !answer) {
+      const error = answer && isObject(answer.error) ? `: ${String(answer.error.message)}` : '';
+      throw new Error(`${this.owner.name}: ${method} got HTTP ${reply.status}${answer ? '' : ' without its response'}${error}`);
+    }
+    if (isObject(answer.error)) throw new Error(`${this.owner.name}: error ${String(answer.error.code)}: ${String(answer.error.message)}`);
+    const result = answer.result ?? null;
+    if (method === 'initialize' && isObject(result) && typeof result.protocolVersion === 'string') this.#protocolVersion = result.protocolVersion;
+    return result;
+  }
+
+  notify(method: string, params?: JsonObject): void {
+    const message = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+    const previous = this.#barrier;
+    const posted = (async (): Promise<void> => {
+      if (previous) await previous;
+      const reply = await this.owner.post(JSON.stringify(message), this.#headers(), undefined);
+      if (reply.status !== 202 && reply.status !== 200) throw new Error(`${this.owner.name}: ${method} got HTTP ${reply.status}`);
+    })();
+    const barrier = posted.then(
+      () => undefined,
+      (error: unknown) => {
+        this.#notifyError = error instanceof Error ? error : new Error(String(error));
+      },
+    );
+    this.#barrier = barrier;
+    void barrier.then(() => {
+      if (this.#barrier === barrier) this.#barrier = undefined;
+    });
+  }
+
+  /** Ends the session (`DELETE`); a server that does not allow it (405) or already forgot it is fine. */
+  async end(): Promise<void> {
+    if (this.#barrier) await this.#barrier;
+    if (this.#sessionId === undefined) return;
+    await this.owner.send('DELETE', undefined, this.#headers(), undefined).catch(() => undefined);
+    this.#sessionId = undefined;
+  }
+
+  #headers(): Record<string, string> {
+    const headers: Record<string, string> = {};
+    if (this.#sessionId !== undefined) headers['mcp-session-id'] = this.#sessionId;
+    if (this.#protocolVersion !== undefined) headers['mcp-protocol-version'] = this.#protocolVersion;
+    return headers;
+  }
+}
+
+/**
+ * A target serving Streamable HTTP: starts its process, learns its URL, and speaks raw HTTP/1.1 to
+ * it over keep-alive connections (a `node:http` Agent; as many connections as calls in flight).
+ * The client itself is one session ({@link RpcClient}); {@link HttpClient.openSession} opens more.
+ */
+export class HttpClient implements RpcClient {
+  readonly name: string;
+  readonly #agent = new Agent({ keepAlive: true });
+  readonly #main: HttpSession;
+  readonly #sessions = new Set<HttpSession>();
+  readonly #ready: Promise<URL>;
+  readonly #exited: Promise<void>;
+  readonly #watchdog: NodeJS.Timeout;
+  #resolveExited: () => void = () => undefined;
+  #child: ChildProcess | undefined;
+  #url: URL | undefined;
+  #output = '';
+  #exitReason: string | undefined;
+  readonly #inFlight = new Set<{ fail(error: Error): void }>();
+  #answered = 0;
+
+  constructor(spec: TargetSpec, requestTimeoutMs: number) {
+    this.name = spec.id;
+    this.#exited = new Promise((resolve) => (this.#resolveExited = resolve));
+    this.#ready = this.#start(spec);
+    this.#ready.catch(() => undefined); // reported by the first request
+    this.#main = this.openSession();
+    let seen = 0;
+    let idleSince = Date.now();
+    this.#watchdog = setInterval(() => {
+      if (this.#inFlight.size === 0 || this.#answered !== seen) {
+        seen = this.#answered;
+        idleSince = Date.now();
+      } else if (Date.now() - idleSince > requestTimeoutMs) {
+        const error = new Error(`${this.name}: no answer for ${requestTimeoutMs} ms${this.#outputNote()}`);
+        for (const call of [...this.#inFlight]) call.fail(error);
+      }
+    }, 250);
+    this.#watchdog.unref();
+  }
+
+  /** The target process (proxy or server). Known once it is started: after the first request settles. */
+  get pid(): number {
+    const pid = this.#child?.pid;
+    if (pid === undefined) throw new Error(`${this.name} is not started yet`);
+    return pid;
+  }
+
+  /** The endpoint, once the target listens. */
+  get url(): URL | undefined {
+    return this.#url;
+  }
+
+  request(method: string, params?: JsonObject): Promise<Json> {
+    return this.#main.request(method, params);
+  }
+
+  notify(method: string, params?: JsonObject): void {
+    this.#main.notify(method, params);
+  }
+
+  /** Another session on the same target and connections (not initialized yet). */
+  openSession(): HttpSession {
+    const session = new HttpSession(this);
+    this.#sessions.add(session);
+    return session;
+  }
+
+  /** Ends a session opened with {@link openSession} (`DELETE`). */
+  async closeSession(session: HttpSession): Promise<void> {
+    this.#sessions.delete(session);
+    await session.end();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#watchdog);
+    if (this.#child && this.#exitReason === undefined) {
+      // Polite first: end the sessions, then SIGTERM; the family is noted before, so that
+      // upstreams the target leaves behind are killed too.
+      await Promise.all([...this.#sessions].map((session) => within(session.end(), 2000)));
+      const pid = this.#child.pid;
+      const family = pid === undefined ? [] : descendants(pid);
+      this.#child.kill('SIGTERM');
+      if (!(await within(this.#exited, 5000))) this.#child.kill('SIGKILL');
+      await this.#exited;
+      for (const member of family) killQuietly(member, 'SIGKILL');
+    } else if (this.#child) {
+      await this.#exited;
+    }
+    this.#agent.destroy();
+  }
+
+  /** Sends a POST with a JSON-RPC body; resolves with the status, headers and the response to `id`. */
+  post(body: string, headers: Record<string, string>, id: number | undefined): Promise<HttpReply> {
+    return this.send('POST', body, headers, id);
+  }
+
+  async send(method: 'POST' | 'DELETE', body: string | undefined, headers: Record<string, string>, id: number | undefined): Promise<HttpReply> {
+    const url = this.#url ?? (await this.#ready);
+    return new Promise<HttpReply>((resolve, reject) => {
+      if (this.#exitReason !== undefined) {
+        reject(new Error(`${this.name} has exited (${this.#exitReason})${this.#outputNote()}`));
+        return;
+      }
+      const all: Record<string, string> = { accept: ACCEPT, ...headers };
+      if (body !== undefined) {
+        all['content-type'] = 'application/json';
+        all['content-length'] = String(Buffer.byteLength(body));
+      }
+      const req = httpRequest({ hostname: url.hostname, port: url.port, path: url.pathname, method, agent: this.#agent, headers: all });
+      const call = {
+        fail: (error: Error): void => {
+          this.#inFlight.delete(call);
+          req.destroy();
+          reject(error);
+        },
+      };
+      this.#inFlight.add(call);
+      req.once('error', (error) => call.fail(error));
+      req.once('response', (res) => {
+        const settle = (reply: () => HttpReply): void => {
+          this.#inFlight.delete(call);
+          this.#answered++;
+          try {
+            resolve(reply());
+          } catch (error) {
+            reject(error instanceof Error ? error : new Error(String(error)));
+          }
+        };
+        res.once('error', (error) => call.fail(error));
+        const status = res.statusCode ?? 0;
+        if (id !== undefined && status === 200 && String(res.headers['content-type']).startsWith('text/event-stream')) {
+          // A stream: the response counts as soon as its event is complete, whether or not the
+          // server closes the stream then (it should); the rest is read to free the connection.
+          res.setEncoding('utf8');
+          let text = '';
+          let scanned = 0;
+          let done = false;
+          res.on('data', (chunk: string) => {
+            if (done) return;
+            text += chunk;
+            const boundary = Math.max(text.lastIndexOf('\n\n'), text.lastIndexOf('\r\n\r\n'));
+            if (boundary < scanned) return;
+            const complete = text.slice(scanned, boundary);
+            scanned = boundary;
+            const message = findResponse(sseMessages(complete), id);
+            if (message) {
+              done = true;
+              text = '';
+              settle(() => ({ status, headers: res.headers, message }));
+            }
+          });
+          res.once('end', () => {
+            if (!done) settle(() => ({ status, headers: res.headers, message: findResponse(sseMessages(text.slice(scanned)), id) }));
+          });
+          return;
+        }
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.once('end', () => settle(() => parseReply(res, chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks), id)));
+      });
+      req.end(body);
+    });
+  }
+
+  async #start(spec: TargetSpec): Promise<URL> {
+    const port = spec.url === 'port' ? await freePort() : undefined;
+    const args = port === undefined ? spec.args : spec.args.map((arg) => arg.replaceAll(PORT, String(port)));
+    const child = spawn(spec.command, args, { env: spec.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.#child = child;
+    if (child.pid === undefined || !child.stdout || !child.stderr) {
+      child.kill('SIGKILL');
+      throw new Error(`${spec.id}: cannot start ${spec.command}`);
+    }
+    live.add(child);
+    child.stdin?.on('error', () => undefined);
+    let found: ((url: URL) => void) | undefined;
+    const onOutput = (chunk: Buffer): void => {
+      this.#output = (this.#output + chunk.toString('utf8')).slice(-STDERR_TAIL);
+      if (found) {
+        const match = URL_PATTERN.exec(this.#output);
+        if (match) found(new URL(match[0]));
+      }
+    };
+    child.stdout.on('data', onOutput);
+    child.stderr.on('data', onOutput);
+    let failed: ((error: Error) => void) | undefined;
+    child.once('exit', (code, signal) => {
+      live.delete(child);
+      this.#exitReason = signal ? `signal ${signal}` : `code ${String(code)}`;
+      const error =
+        this.#url === undefined && code === 2
+          ? new TargetUnavailable(`${this.name} exited with code 2 (a usage error) before listening: ${this.#output.trim().split('\n').at(-1) ?? ''}`)
+          : new Error(`${this.name} exited (${this.#exitReason})${this.#outputNote()}`);
+      failed?.(error);
+      for (const call of [...this.#inFlight]) call.fail(error);
+      this.#resolveExited();
+    });
+    child.once('error', (error) => failed?.(new Error(`${this.name}: ${error.message}`)));
+    const url = await new Promise<URL>((resolve, reject) => {
+      failed = reject;
+      if (port === undefined) {
+        found = resolve;
+        const match = URL_PATTERN.exec(this.#output);
+        if (match) resolve(new URL(match[0]));
+      } else {
+        acceptsConnections(port, () => (this.#exitReason === undefined ? undefined : `${this.name} exited (${this.#exitReason})`), 30_000).then(
+          () => resolve(new URL(`http://127.0.0.1:${port}/mcp`)),
+          reject,
+        );
+      }
+    });
+    found = undefined;
+    failed = undefined;
+    this.#url = url;
+    return url;
+  }
+
+  #outputNote(): string {
+    return this.#output === '' ? '' : `; its output ends with:\n${this.#output}`;
+  }
+}
+
+/** Pids of all descendants of `pid` (children, their children, ...), from /proc. */
+export function descendants(pid: number): number[] {
+  const parents = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
+  }
+  const out: number[] = [];
+  const queue = [pid];
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    for (const child of parents.get(next) ?? []) {
+      out.push(child);
+      queue.push(child);
+    }
+  }
+  return out;
+}
+
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -224,7 +669,7 @@ function within(promise: Promise<void>, ms: number): Promise<boolean> {
 export const PROTOCOL_VERSION = '2025-06-18';
 
 /** Sends `initialize` and `notifications/initialized`; returns the initialize result. */
-export async function initialize(client: RpcClient): Promise<Json> {
+export async function initialize(client: Pick<RpcClient, 'request' | 'notify'>): Promise<Json> {
   const result = await client.request('initialize', {
     protocolVersion: PROTOCOL_VERSION,
     capabilities: {},
@@ -375,6 +820,19 @@ export function rssMiB(pid: number): number {
   const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
   if (!match?.[1]) throw new Error(`no VmRSS for process ${pid}`);
   return Number(match[1]) / 1024;
+}
+
+/** RSS of `pid` and all its descendants (VmRSS summed: pages they share count once per process), in MiB. */
+export function treeRssMiB(pid: number): number {
+  let total = rssMiB(pid);
+  for (const member of descendants(pid)) {
+    try {
+      total += rssMiB(member);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return total;
 }
 
 /** Samples the RSS of `pid` every `everyMs` while `work` runs; the largest sample, in MiB. */

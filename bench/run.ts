@@ -3,20 +3,31 @@
  * round) and interleaved within a round (each scenario cut into slices that alternate between the
  * targets), so noise shows as the spread over rounds and ratios compare like with like.
  *
- *   npm run bench                                   # full run (5 rounds)
+ *   npm run bench                                   # full run (5 rounds), stdio and HTTP targets
+ *   npm run bench -- --transport http               # only the HTTP targets (or: stdio)
  *   node --import tsx bench/run.ts --quick          # smoke run (1 round, tiny counts), as in CI
  *   node --import tsx bench/run.ts --rounds 3 --targets none,mw-0 --out /tmp/bench
  *   node --import tsx bench/run.ts --report bench/results/latest.jsonl   # the tables again, no run
  *
+ * Two groups of targets, each against its own baseline: stdio (mcp-chain's stdio front and
+ * chains vs "no proxy") and Streamable HTTP (mcp-chain's HTTP front, supergateway and mcp-proxy,
+ * each fronting the same stdio upstream, vs the upstream served by the official SDK's HTTP
+ * transport, "SDK direct"). The two competitors are installed on demand into .cache/bench
+ * (pinned, not package.json dependencies); `--quick` leaves them out and downloads nothing. A
+ * target that cannot run at all (an mcp-chain without `--http`, a competitor that cannot be
+ * installed) is skipped with a note in the report instead of failing the run.
+ *
  * Writes every measurement as a JSON line to <out>/latest.jsonl and the tables (medians over the
- * rounds, ratios to "no proxy" of the same run, and the issue's targets met or not) to
+ * rounds, ratios to the group's baseline of the same run, and the issue's targets met or not) to
  * <out>/latest.md and stdout. Progress goes to stderr. Needs `npm run build` (dist/).
  */
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { ensurePackages, packageDir } from '../scripts/lib/cache-install.mjs';
 import {
   clockTicksPerSecond,
   coldStart,
@@ -27,6 +38,12 @@ import {
   listTools,
   median,
   now,
+  PORT,
+  TargetUnavailable,
+  treeRssMiB,
+  descendants,
+  HttpClient,
+  type HttpSession,
   payload,
   peakRss,
   percentile,
@@ -41,10 +58,19 @@ import {
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'dist', 'cli', 'main.js');
 const upstream = join(root, 'bench', 'upstream.mjs');
+const upstreamHttp = join(root, 'bench', 'upstream-http.mjs');
 const TOOLS = 500;
 
 // ---------------------------------------------------------------------------------------------
 // Targets
+
+/** The competitors of the HTTP front, benchmark-only, pinned; installed on demand into .cache/bench. */
+export const COMPETITORS = { supergateway: '4.0.0', 'mcp-proxy': '6.7.19' } as const;
+const competitorIds: readonly string[] = ['supergateway', 'mcp-proxy'];
+const benchModules = join(root, '.cache', 'bench');
+
+/** Baseline of each transport group: ratios in its table are to this target. */
+const BASE = { stdio: 'none', http: 'sdk-http' } as const;
 
 function targets(logFile: string): TargetSpec[] {
   const node = process.execPath;
@@ -53,15 +79,46 @@ function targets(logFile: string): TargetSpec[] {
   // The proxy gives its upstream a minimal environment: pass the tool count explicitly.
   const proxied = ['--log-level', 'silent', '--env', `BENCH_TOOLS=${TOOLS}`, '--', node, upstream];
   const chainFile = (name: string): string[] => [cli, 'run', join(root, 'bench', 'chains', `${name}.ts`), ...proxied];
+  const competitor = (name: string, bin: string): string => join(packageDir(benchModules, name), bin);
   return [
     { id: 'none', label: 'no proxy', proxy: false, transport: 'stdio', command: node, args: [upstream], env },
     { id: 'mw-0', label: 'mcp-chain, 0 mw', proxy: true, transport: 'stdio', command: node, args: [cli, ...proxied], env },
     { id: 'noop-1', label: '1 no-op mw', proxy: true, transport: 'stdio', command: node, args: chainFile('noop-1'), env },
     { id: 'noop-10', label: '10 no-op mw', proxy: true, transport: 'stdio', command: node, args: chainFile('noop-10'), env },
     { id: 'real', label: 'filter+rename+log', proxy: true, transport: 'stdio', command: node, args: chainFile('real'), env },
-    // Later (the issue's HTTP part): HTTP front → stdio upstream, and stdio front → HTTP upstream.
-    // A target with transport 'http' (a URL instead of a command, plus the process to start and
-    // account), served by an HttpClient in load-client.ts; the scenarios below stay as they are.
+    // Streamable HTTP, all in front of the same stdio upstream (but the baseline, which is it).
+    { id: 'sdk-http', label: 'SDK direct (HTTP)', proxy: false, transport: 'http', url: 'printed', command: node, args: [upstreamHttp], env },
+    {
+      id: 'chain-http',
+      label: 'mcp-chain --http',
+      proxy: true,
+      transport: 'http',
+      url: 'printed', // its "listening" log line holds the URL: the log level stays at the default (info)
+      command: node,
+      args: [cli, '--http', '127.0.0.1:0', '--env', `BENCH_TOOLS=${TOOLS}`, '--', node, upstream],
+      env,
+    },
+    {
+      id: 'supergateway',
+      label: `supergateway ${COMPETITORS.supergateway}`,
+      proxy: true,
+      transport: 'http',
+      url: 'port',
+      command: node,
+      // --stdio takes one shell command line; logging off (its "info" logs every request).
+      args: [competitor('supergateway', 'dist/index.js'), '--stdio', `${node} ${upstream}`, '--outputTransport', 'streamableHttp', '--stateful', '--port', PORT, '--logLevel', 'none'],
+      env,
+    },
+    {
+      id: 'mcp-proxy',
+      label: `mcp-proxy ${COMPETITORS['mcp-proxy']}`,
+      proxy: true,
+      transport: 'http',
+      url: 'port',
+      command: node,
+      args: [competitor('mcp-proxy', 'dist/bin/mcp-proxy.mjs'), '--host', '127.0.0.1', '--port', PORT, '--server', 'stream', '--', node, upstream],
+      env,
+    },
   ];
 }
 
@@ -88,6 +145,8 @@ interface Counts {
   payload100k: Sliced;
   payload1m: Sliced;
   toolsList: Sliced;
+  /** Extra idle sessions opened on an HTTP target to measure the memory each costs. */
+  idleSessions: number;
   settleMs: number;
 }
 
@@ -99,6 +158,7 @@ const FULL: Counts = {
   payload100k: { slices: 8, per: 5 },
   payload1m: { slices: 5, per: 4 },
   toolsList: { slices: 8, per: 5 },
+  idleSessions: 50,
   settleMs: 200,
 };
 
@@ -110,12 +170,14 @@ const QUICK: Counts = {
   payload100k: { slices: 1, per: 2 },
   payload1m: { slices: 1, per: 2 },
   toolsList: { slices: 1, per: 2 },
+  idleSessions: 3,
   settleMs: 20,
 };
 
 export const SCENARIOS = [
   'cold_start',
   'rss_idle',
+  'idle_sessions',
   'echo_seq',
   'throughput_1',
   'throughput_16',
@@ -141,6 +203,8 @@ interface Row {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const round2 = (x: number): number => Math.round(x * 100) / 100;
+const round3 = (x: number): number => Math.round(x * 1000) / 1000;
+const descendantsCount = (pid: number): number => descendants(pid).length;
 const rotate = <T>(items: readonly T[], by: number): T[] => {
   const k = items.length === 0 ? 0 : by % items.length;
   return [...items.slice(k), ...items.slice(0, k)];
@@ -216,6 +280,13 @@ async function runRound(specs: readonly TargetSpec[], round: number, counts: Cou
     await sleep(counts.settleMs);
     for (const live of lives) row(live, 'rss_idle', 1, { mib: round2(rssMiB(live.client.pid)) });
 
+    // HTTP only: what one more idle session costs, the target process alone and with the
+    // processes it started (a proxy that spawns an upstream per session pays one each).
+    phase('sessions');
+    for (const live of lives) {
+      if (live.client instanceof HttpClient) row(live, 'idle_sessions', counts.idleSessions, await idleSessions(live.client, counts));
+    }
+
     for (const live of lives) await sequential(counts.warmup, () => echo(live.client));
 
     phase('echo');
@@ -270,6 +341,33 @@ async function runRound(specs: readonly TargetSpec[], round: number, counts: Cou
   }
 }
 
+/** Opens `counts.idleSessions` more initialized sessions and leaves them idle; RSS added per session, then closes them. */
+async function idleSessions(client: HttpClient, counts: Counts): Promise<Metrics> {
+  const n = counts.idleSessions;
+  const pid = client.pid;
+  const before = rssMiB(pid);
+  const beforeTree = treeRssMiB(pid);
+  const processesBefore = descendantsCount(pid);
+  const sessions: HttpSession[] = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const session = client.openSession();
+      sessions.push(session);
+      await initialize(session);
+    }
+    await sleep(counts.settleMs);
+    const after = rssMiB(pid);
+    const afterTree = treeRssMiB(pid);
+    return {
+      proxy_mib_per_session: round3((after - before) / n),
+      tree_mib_per_session: round3((afterTree - beforeTree) / n),
+      processes_per_session: round2((descendantsCount(pid) - processesBefore) / n),
+    };
+  } finally {
+    for (const session of sessions) await client.closeSession(session);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Tables
 
@@ -301,6 +399,9 @@ const METRICS: MetricDef[] = [
   { scenario: 'tools_list_500', key: 'ms', label: 'tools/list, 500 tools', unit: 'ms', digits: 2, compare: 'ratio' },
   { scenario: 'rss_idle', key: 'mib', label: 'RSS idle (started process)', unit: 'MiB', digits: 1, compare: 'none' },
   { scenario: 'rss_load', key: 'mib', label: 'RSS peak, 64 in flight', unit: 'MiB', digits: 1, compare: 'none' },
+  { scenario: 'idle_sessions', key: 'proxy_mib_per_session', label: 'RSS per extra idle session, the process alone', unit: 'MiB', digits: 2, compare: 'none' },
+  { scenario: 'idle_sessions', key: 'tree_mib_per_session', label: '… with the processes it started', unit: 'MiB', digits: 2, compare: 'none' },
+  { scenario: 'idle_sessions', key: 'processes_per_session', label: 'processes started per session', unit: 'count', digits: 0, compare: 'none' },
 ];
 
 /**
@@ -340,7 +441,7 @@ class Stats {
   spread(target: string, key: string): number | undefined {
     const values = [...this.#rounds(target, key).values()];
     const mid = median(values);
-    return values.length < 2 || mid === 0 ? undefined : (Math.max(...values) - Math.min(...values)) / 2 / mid;
+    return values.length < 2 || mid === 0 ? undefined : (Math.max(...values) - Math.min(...values)) / 2 / Math.abs(mid);
   }
 
   /** Median over the rounds of target ÷ base within the round. */
@@ -407,39 +508,63 @@ const CHECKS: Check[] = [
     label: 'cold start adds ≤ 150 ms',
     judge(stats, target) {
       const delta = stats.delta(target, 'none', 'cold_start.ms');
-      return delta === undefined ? undefined : { shown: `+${fmt(delta, 0)} ms`, met: delta <= 150 };
+      return delta === undefined ? undefined : { shown: `${delta < 0 ? '−' : '+'}${fmt(Math.abs(delta), 0)} ms`, met: delta <= 150 };
     },
   },
 ];
 
+const HTTP_CHECKS: Check[] = [
+  ratioCheck('echo p50 ≤ 1.2× SDK direct', 'echo_seq.p50_us', 1.2, { base: BASE.http, only: 'chain-http' }),
+  ratioCheck('throughput at 16 in flight ≥ 4× supergateway', 'throughput_16.calls_per_s', 4, { atLeast: true, base: 'supergateway', only: 'chain-http' }),
+  ratioCheck('throughput at 16 in flight ≥ 4× mcp-proxy', 'throughput_16.calls_per_s', 4, { atLeast: true, base: 'mcp-proxy', only: 'chain-http' }),
+  limitCheck('≤ 1 MiB proxy RSS per extra idle session', 'idle_sessions.proxy_mib_per_session', 1, 'MiB', 2),
+];
+
+const GROUP_TITLE = {
+  stdio: 'stdio front → stdio upstream, against no proxy',
+  http: 'Streamable HTTP front → stdio upstream, against the SDK serving the same upstream over HTTP ("SDK direct")',
+} as const;
+
 function tables(specs: readonly TargetSpec[], rows: readonly Row[]): string {
   const stats = new Stats(rows);
+  const parts: string[] = [];
+  for (const group of ['stdio', 'http'] as const) {
+    const members = specs.filter((s) => s.transport === group);
+    if (members.length === 0) continue;
+    parts.push(`### ${GROUP_TITLE[group]}`, '', groupTables(stats, members, BASE[group], group === 'stdio' ? CHECKS : HTTP_CHECKS), '');
+  }
+  return parts.join('\n').trimEnd();
+}
+
+function groupTables(stats: Stats, specs: readonly TargetSpec[], base: string, checks: readonly Check[]): string {
   const lines: string[] = [];
   lines.push(`| metric | ${specs.map((s) => s.label).join(' | ')} |`);
   lines.push(`|---|${specs.map(() => '---:').join('|')}|`);
   for (const def of METRICS) {
     const k = `${def.scenario}.${def.key}`;
+    if (specs.every((spec) => stats.value(spec.id, k) === undefined)) continue; // e.g. idle sessions of stdio targets
     const cells = specs.map((spec) => {
       const value = stats.value(spec.id, k);
       if (value === undefined) return '–';
       let cell = fmt(value, def.digits);
       const spread = stats.spread(spec.id, k);
       if (spread !== undefined) cell += ` ±${fmt(spread * 100, 0)}%`;
-      if (spec.id !== 'none') {
-        const ratio = def.compare === 'ratio' ? stats.ratio(spec.id, 'none', k) : undefined;
-        const delta = def.compare === 'delta' ? stats.delta(spec.id, 'none', k) : undefined;
+      if (spec.id !== base) {
+        const ratio = def.compare === 'ratio' ? stats.ratio(spec.id, base, k) : undefined;
+        const delta = def.compare === 'delta' ? stats.delta(spec.id, base, k) : undefined;
         if (ratio !== undefined) cell += ` (${fmt(ratio, 2)}×)`;
-        if (delta !== undefined) cell += ` (+${fmt(delta, 0)})`;
+        if (delta !== undefined) cell += ` (${delta < 0 ? '−' : '+'}${fmt(Math.abs(delta), 0)})`;
       }
       return cell;
     });
     lines.push(`| ${def.label} (${def.unit}) | ${cells.join(' | ')} |`);
   }
   const proxies = specs.filter((s) => s.proxy);
+  if (proxies.length === 0) return lines.join('\n');
   lines.push('', '**Targets** (✅ met, ❌ not met; ratios paired within rounds, as above)', '');
   lines.push(`| target | ${proxies.map((s) => s.label).join(' | ')} |`);
   lines.push(`|---|${proxies.map(() => ':---:').join('|')}|`);
-  for (const check of CHECKS) {
+  for (const check of checks) {
     const cells = proxies.map((spec) => {
       const verdict = check.judge(stats, spec.id);
       return verdict === undefined ? '' : `${verdict.met ? '✅' : '❌'} ${verdict.shown}`;
@@ -452,6 +577,23 @@ function tables(specs: readonly TargetSpec[], rows: readonly Row[]): string {
 // ---------------------------------------------------------------------------------------------
 // Main
 
+function gitCommit(dir: string): Record<string, string> {
+  try {
+    return { commit: execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() };
+  } catch {
+    return {};
+  }
+}
+
+function packageVersion(dir: string): string {
+  try {
+    const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: unknown };
+    return typeof version === 'string' ? version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 interface Meta {
   type: 'meta';
   started: string;
@@ -463,6 +605,10 @@ interface Meta {
   cpus: number;
   cpuModel: string;
   clockTicks: number;
+  /** Targets asked for but not run, with the reason (e.g. an mcp-chain without `--http`). */
+  skipped?: Record<string, string>;
+  /** Versions of what was measured beside Node: mcp-chain, the competitors. */
+  versions?: Record<string, string>;
 }
 
 function render(meta: Meta, specs: readonly TargetSpec[], rows: readonly Row[], seconds: number | undefined): string {
@@ -470,10 +616,12 @@ function render(meta: Meta, specs: readonly TargetSpec[], rows: readonly Row[], 
     `## mcp-chain benchmark — ${meta.started}`,
     '',
     `${meta.quick ? 'quick smoke run, ' : ''}${meta.rounds} round(s), targets interleaved in slices within each round. ` +
-      'Cells: median over rounds, ±half its range over rounds, (ratio to no proxy: median over rounds of the ratio within the round; cold start: the difference). ' +
-      `Node ${meta.node}, ${meta.cpus} CPU(s)${seconds === undefined ? '' : `, ${fmt(seconds, 0)} s`}. ` +
-      `stdio front → stdio upstream (bench/upstream.mjs, ${TOOLS} tools).`,
+      "Cells: median over rounds, ±half its range over rounds, (ratio to the group's baseline: median over rounds of the ratio within the round; cold start: the difference). " +
+      `Node ${meta.node}, ${meta.cpus} CPU(s) (${meta.cpuModel})${seconds === undefined ? '' : `, ${fmt(seconds, 0)} s`}. ` +
+      `Upstream: bench/upstream.mjs (${TOOLS} tools)` +
+      (meta.versions ? `; ${Object.entries(meta.versions).map(([name, version]) => `${name} ${version}`).join(', ')}.` : '.'),
     ...(meta.quick ? ['', '_Quick mode proves the benchmark runs; its counts are far too small for the figures to mean anything._'] : []),
+    ...Object.entries(meta.skipped ?? {}).map(([id, reason]) => `\n**Skipped: ${id}** — ${reason}`),
     '',
     tables(specs, rows),
     '',
@@ -504,6 +652,7 @@ async function main(): Promise<number> {
       targets: { type: 'string' },
       out: { type: 'string' },
       report: { type: 'string' },
+      transport: { type: 'string', default: 'all' },
     },
   });
   if (values.report !== undefined) {
@@ -523,8 +672,40 @@ async function main(): Promise<number> {
   const wanted = values.targets?.split(',').map((t) => t.trim()).filter((t) => t !== '');
   const unknown = wanted?.filter((id) => !all.some((t) => t.id === id)) ?? [];
   if (unknown.length > 0) throw new Error(`unknown target(s) ${unknown.join(', ')}; known: ${all.map((t) => t.id).join(', ')}`);
-  const specs = wanted ? all.filter((t) => wanted.includes(t.id)) : all;
+  const transport = values.transport ?? 'all';
+  if (transport !== 'all' && transport !== 'stdio' && transport !== 'http') throw new Error(`--transport takes stdio, http or all, got ${transport}`);
+  // --quick leaves the competitors out (nothing is downloaded in the test suite) unless named.
+  let specs = all.filter((t) => (wanted ? wanted.includes(t.id) : !(quick && competitorIds.includes(t.id))));
+  specs = specs.filter((t) => transport === 'all' || t.transport === transport);
+  if (specs.length === 0) throw new Error('no target selected');
   const counts = quick ? QUICK : FULL;
+  const skipped: Record<string, string> = {};
+  const versions: Record<string, string> = { 'mcp-chain': packageVersion(root), ...gitCommit(root) };
+
+  if (specs.some((t) => competitorIds.includes(t.id))) {
+    try {
+      ensurePackages('bench', COMPETITORS, { log: (m) => process.stderr.write(`bench: ${m}\n`) });
+      for (const [name, version] of Object.entries(COMPETITORS)) versions[name] = version;
+    } catch (error) {
+      for (const id of competitorIds) skipped[id] = `could not be installed: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+  // Sanity first: every target answers initialize before we spend minutes measuring; one that
+  // cannot run at all (TargetUnavailable: an mcp-chain without --http) is skipped with a note.
+  for (const spec of specs) {
+    if (skipped[spec.id] !== undefined) continue;
+    const client = connect(spec);
+    try {
+      await initialize(client);
+    } catch (error) {
+      if (!(error instanceof TargetUnavailable)) throw error;
+      skipped[spec.id] = spec.id === 'chain-http' ? `this mcp-chain has no HTTP front yet (\`--http\` is a usage error, exit 2). ${error.message}` : error.message;
+    } finally {
+      await client.close();
+    }
+  }
+  for (const [id, reason] of Object.entries(skipped)) process.stderr.write(`bench: skipping ${id}: ${reason}\n`);
+  specs = specs.filter((t) => skipped[t.id] === undefined);
 
   mkdirSync(out, { recursive: true });
   const jsonl = join(out, 'latest.jsonl');
@@ -536,6 +717,8 @@ async function main(): Promise<number> {
     quick,
     rounds,
     targets: specs.map((s) => s.id),
+    skipped,
+    versions,
     scenarios: SCENARIOS,
     node: process.version,
     cpus: cpus().length,
@@ -550,15 +733,6 @@ async function main(): Promise<number> {
   };
 
   try {
-    // Sanity first: every target answers initialize before we spend minutes measuring.
-    for (const spec of specs) {
-      const client = connect(spec);
-      try {
-        await initialize(client);
-      } finally {
-        await client.close();
-      }
-    }
     for (let round = 1; round <= rounds; round++) {
       const t = now();
       process.stderr.write(`round ${round}/${rounds}: `);

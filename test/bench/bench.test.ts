@@ -1,5 +1,6 @@
-// The benchmark never rots: its quick smoke mode runs here, against every target, and must
-// produce a finite measurement for every target × scenario. No timing is ever asserted.
+// The benchmark never rots: its quick smoke mode runs here, against every target but the HTTP
+// competitors (which --quick leaves out: nothing is downloaded here), and must produce a finite
+// measurement for every target × scenario. No timing is ever asserted.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -9,10 +10,12 @@ import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const TARGETS = ['none', 'mw-0', 'noop-1', 'noop-10', 'real'];
+const STDIO_TARGETS = ['none', 'mw-0', 'noop-1', 'noop-10', 'real'];
+const HTTP_TARGETS = ['sdk-http', 'chain-http'];
 const SCENARIOS = [
   'cold_start',
   'rss_idle',
+  'idle_sessions', // HTTP targets only
   'echo_seq',
   'throughput_1',
   'throughput_16',
@@ -31,6 +34,8 @@ interface Row {
   target?: string;
   scenario?: string;
   metrics?: Record<string, unknown>;
+  targets?: string[];
+  skipped?: Record<string, string>;
 }
 
 function runQuick(): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -65,17 +70,22 @@ test('bench --quick measures every target and scenario', { timeout: 60_000 }, as
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as Row);
-  assert.equal(rows[0]?.type, 'meta');
+  const meta = rows[0];
+  assert.ok(meta?.type === 'meta', 'the first line is the meta line');
   assert.equal(rows.at(-1)?.type, 'done');
-  for (const target of TARGETS) {
+  assert.ok(!meta.targets?.includes('supergateway') && !meta.targets?.includes('mcp-proxy'), '--quick leaves the competitors out');
+  assert.deepEqual(meta.skipped ?? {}, {}, 'no target is skipped');
+  const targets = [...STDIO_TARGETS, ...HTTP_TARGETS];
+  for (const target of targets) {
     for (const scenario of SCENARIOS) {
+      if (scenario === 'idle_sessions' && STDIO_TARGETS.includes(target)) continue;
       const row = rows.find((r) => r.type === 'measurement' && r.target === target && r.scenario === scenario);
       assert.ok(row?.metrics, `no ${scenario} row for ${target}`);
       const entries = Object.entries(row.metrics);
       assert.ok(entries.length > 0, `${scenario} of ${target} has no metrics`);
       for (const [key, value] of entries) {
-        // CPU is accounted for the proxy only: "no proxy" reports null.
-        if (key.startsWith('cpu_') && target === 'none') assert.equal(value, null, `${target} ${scenario} ${key}`);
+        // CPU is accounted for the proxy only: "no proxy" and "SDK direct" report null.
+        if (key.startsWith('cpu_') && (target === 'none' || target === 'sdk-http')) assert.equal(value, null, `${target} ${scenario} ${key}`);
         else assert.ok(typeof value === 'number' && Number.isFinite(value), `${target} ${scenario} ${key} = ${String(value)}`);
       }
     }
@@ -85,4 +95,5 @@ test('bench --quick measures every target and scenario', { timeout: 60_000 }, as
   assert.equal(stdout, markdown);
   assert.match(markdown, /\| echo p50 \(µs\) \|/);
   assert.match(markdown, /\*\*Targets\*\*/);
+  assert.match(markdown, /### Streamable HTTP front/);
 });

@@ -1,0 +1,71 @@
+/**
+ * A CPU profile of mcp-chain's HTTP front under load: starts
+ * `node --cpu-prof dist/cli/main.js --http 127.0.0.1:0 -- node bench/upstream.mjs`, drives echo
+ * calls with `--inflight` in flight for `--calls` calls (plus a few 1 MiB results and 500-tool
+ * lists with `--sized`), and stops it; the .cpuprofile lands in `--dir` (default: a temp dir).
+ * Open it in Chrome DevTools, or summarise it with `--top`.
+ *
+ *   npm run build && node --import tsx bench/profile-http.ts --inflight 16 --calls 20000 --top 25
+ */
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { connect, echo, initialize, listTools, payload, sequential, throughput } from './load-client.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { values } = parseArgs({
+  options: {
+    inflight: { type: 'string', default: '16' },
+    calls: { type: 'string', default: '20000' },
+    sized: { type: 'boolean', default: false },
+    dir: { type: 'string' },
+    top: { type: 'string', default: '25' },
+  },
+});
+const dir = values.dir ?? mkdtempSync(join(tmpdir(), 'mcp-chain-prof-'));
+const env = { ...process.env, BENCH_TOOLS: '500' } as Record<string, string>;
+delete env.NODE_TEST_CONTEXT;
+const client = connect({
+  id: 'chain-http',
+  label: 'mcp-chain --http',
+  proxy: true,
+  transport: 'http',
+  url: 'printed',
+  command: process.execPath,
+  args: ['--cpu-prof', '--cpu-prof-dir', dir, join(root, 'dist', 'cli', 'main.js'), '--http', '127.0.0.1:0', '--env', 'BENCH_TOOLS=500', '--', process.execPath, join(root, 'bench', 'upstream.mjs')],
+  env,
+});
+try {
+  await initialize(client);
+  const rate = await throughput(Number(values.inflight), Number(values.calls), () => echo(client));
+  process.stderr.write(`${Math.round(rate)} calls/s at ${values.inflight} in flight\n`);
+  if (values.sized) {
+    await sequential(20, () => payload(client, 1024));
+    await sequential(50, () => listTools(client, 500));
+  }
+} finally {
+  await client.close();
+}
+
+// Self time per function, from the profile's samples (the same figure as DevTools' "Self Time").
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
+if (!file) throw new Error(`no .cpuprofile in ${dir}`);
+const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { nodes: Node[]; samples: number[] };
+const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+const self = new Map<string, number>();
+for (const id of profile.samples) {
+  const frame = byId.get(id)?.callFrame;
+  const where = frame ? `${frame.functionName || '(anonymous)'} ${frame.url.replace(/^.*\/(node_modules|dist|src)\//, '$1/')}:${frame.lineNumber + 1}` : '?';
+  self.set(where, (self.get(where) ?? 0) + 1);
+}
+const total = profile.samples.length;
+process.stdout.write(`${join(dir, file)}: ${total} samples\n`);
+for (const [where, count] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top))) {
+  process.stdout.write(`${((100 * count) / total).toFixed(1).padStart(5)}%  ${where}\n`);
+}

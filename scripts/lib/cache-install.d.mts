@@ -1,0 +1,12 @@
+// Types of cache-install.mjs, for the TypeScript that imports it (bench/, test/).
+export declare const root: string;
+export declare const cacheDir: string;
+export declare function installedVersion(pkgJson: string): string | undefined;
+export declare function packageDir(prefix: string, name: string): string;
+export interface InstallOptions {
+  log?: (message: string) => void;
+  /** Never install: throw when something is missing. */
+  offline?: boolean;
+}
+export declare function ensurePackages(dir: string, packages: Record<string, string>, options?: InstallOptions): string;
+export declare function node22(options?: InstallOptions): string;

