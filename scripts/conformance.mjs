@@ -22,7 +22,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { cacheDir, ensurePackages, installedVersion, node22 as node22Binary, root } from './lib/cache-install.mjs';
 
-const CONFORMANCE_VERSION = '0.1.16';
+/** The pinned releases: `--alpha` runs the newer one (more scenarios, still a pre-release). */
+const STABLE_VERSION = '0.1.16';
+const ALPHA_VERSION = '0.2.0-alpha.12';
 
 /**
  * Scenarios allowed to fail, each with the reason. Keyed by target ("direct" = the fixture,
@@ -35,14 +37,11 @@ const EXPECTED_FAILURES = {
   url: {},
 };
 
-const suitePrefix = join(cacheDir, 'conformance');
-const suiteBin = join(suitePrefix, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
-const suitePkg = join(suitePrefix, 'node_modules', '@modelcontextprotocol', 'conformance', 'package.json');
-
 const { values: opts } = parseArgs({
   options: {
     url: { type: 'string' },
     'via-chain': { type: 'boolean' },
+    alpha: { type: 'boolean' },
     suite: { type: 'string', default: 'all' },
     scenario: { type: 'string', multiple: true },
     out: { type: 'string' },
@@ -50,9 +49,14 @@ const { values: opts } = parseArgs({
   },
 });
 if (opts.help) {
-  console.log('usage: node scripts/conformance.mjs [--url URL] [--suite active|all|pending] [--scenario NAME]... [--out FILE]');
+  console.log('usage: node scripts/conformance.mjs [--via-chain | --url URL] [--alpha] [--suite active|all|pending] [--scenario NAME]... [--out FILE]');
   process.exit(0);
 }
+const CONFORMANCE_VERSION = opts.alpha ? ALPHA_VERSION : STABLE_VERSION;
+const suitePrefix = join(cacheDir, opts.alpha ? 'conformance-alpha' : 'conformance');
+const suiteBin = join(suitePrefix, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+const suitePkg = join(suitePrefix, 'node_modules', '@modelcontextprotocol', 'conformance', 'package.json');
+
 const target = opts.url ? 'url' : opts['via-chain'] ? 'chain' : 'direct';
 const expected = EXPECTED_FAILURES[target] ?? {};
 const t0 = Date.now();
@@ -61,7 +65,7 @@ const log = (msg) => console.error(`[conformance ${((Date.now() - t0) / 1000).to
 // --- installs (idempotent, see lib/cache-install.mjs) ---
 const tInstall = Date.now();
 const node22 = node22Binary({ log });
-ensurePackages('conformance', { '@modelcontextprotocol/conformance': CONFORMANCE_VERSION }, { log });
+ensurePackages(opts.alpha ? 'conformance-alpha' : 'conformance', { '@modelcontextprotocol/conformance': CONFORMANCE_VERSION }, { log });
 if (!existsSync(suiteBin)) throw new Error(`${suiteBin} is missing after the install`);
 const installMs = Date.now() - tInstall;
 const node22Version = spawnSync(node22, ['--version'], { encoding: 'utf8' }).stdout.trim();

@@ -1,6 +1,6 @@
 import { chain } from '../chain/chain.js';
 import { ChainError } from '../errors/chain-error.js';
-import { serveHttp } from '../front/http/serve-http.js';
+import { serveHttp, type HttpFront } from '../front/http/serve-http.js';
 import { serveStdio } from '../front/serve-stdio.js';
 import type { Logger } from '../log/logger.js';
 import { stderrLogger } from '../log/stderr-logger.js';
@@ -68,7 +68,20 @@ async function serveOnHttp(upstream: Upstream, http: HttpListen, options: Sessio
     if (token === undefined || token === '') throw new ChainError('USAGE', `--token-env ${name}: the variable is not set`);
     return { id: name, token };
   });
-  const front = await serveHttp(upstream, {
+  // Signals are handled before anyone can learn our address: a SIGTERM right after "listening"
+  // must still close the sessions (and their server processes) in order.
+  let front: HttpFront | undefined;
+  let stopping = false;
+  let stopped!: () => void;
+  const done = new Promise<void>((resolve) => (stopped = resolve));
+  const stop = (): void => {
+    if (stopping) process.exit(0);
+    stopping = true;
+    void (front ? front.close() : Promise.resolve()).then(stopped);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  front = await serveHttp(upstream, {
     ...options,
     host: http.host,
     port: http.port,
@@ -79,15 +92,7 @@ async function serveOnHttp(upstream: Upstream, http: HttpListen, options: Sessio
     ...(http.sessionTtlMs === undefined ? {} : { sessionTtlMs: http.sessionTtlMs }),
     ...(http.maxSessions === undefined ? {} : { maxSessions: http.maxSessions }),
   });
-  log.info('listening', { url: front.url, ...(http.sse ? { sse: new URL('/sse', front.url).href } : {}) });
-  await new Promise<void>((resolve) => {
-    let stopping = false;
-    const stop = (): void => {
-      if (stopping) process.exit(0);
-      stopping = true;
-      void front.close().then(resolve);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  if (stopping) await front.close();
+  else log.info('listening', { url: front.url, ...(http.sse ? { sse: new URL('/sse', front.url).href } : {}) });
+  await done;
 }
