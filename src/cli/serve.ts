@@ -70,7 +70,7 @@ async function serveOnHttp(upstream: Upstream, http: HttpListen, options: Sessio
   });
   // Signals are handled before anyone can learn our address: a SIGTERM right after "listening"
   // must still close the sessions (and their server processes) in order.
-  let front: HttpFront | undefined;
+  let front: HttpFront | undefined = undefined;
   let stopping = false;
   let stopped!: () => void;
   const done = new Promise<void>((resolve) => (stopped = resolve));
