@@ -36,6 +36,7 @@ export class HttpSessionTransport implements Transport {
   onmalformed?: (error: McpError, line: string | undefined) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
+  oncongestion?: (congested: boolean) => void;
 
   readonly #options: HttpSessionTransportOptions;
   readonly #sse: SseSession;
@@ -47,10 +48,12 @@ export class HttpSessionTransport implements Transport {
   #backlog: JsonRpcMessage[] = [];
   #streams = 0;
   #closed = false;
+  /** Connections whose buffers are full: while any is, the session's upstream is held back. */
+  readonly #congested = new Set<ServerResponse>();
 
   constructor(options: HttpSessionTransportOptions) {
     this.#options = options;
-    this.#sse = { id: options.id, store: options.store };
+    this.#sse = { id: options.id, store: options.store, congested: (res) => this.#onCongested(res) };
     this.#standalone = new SseStream(STANDALONE, this.#sse);
   }
 
@@ -179,6 +182,19 @@ export class HttpSessionTransport implements Transport {
     const backlog = this.#backlog;
     this.#backlog = [];
     for (const message of backlog) this.#standalone.write(serializeMessage(message));
+  }
+
+  #onCongested(res: ServerResponse): void {
+    if (this.#congested.has(res)) return;
+    this.#congested.add(res);
+    if (this.#congested.size === 1) this.oncongestion?.(true);
+    const relieved = (): void => {
+      res.off('drain', relieved);
+      res.off('close', relieved);
+      if (this.#congested.delete(res) && this.#congested.size === 0) this.oncongestion?.(false);
+    };
+    res.on('drain', relieved);
+    res.on('close', relieved);
   }
 
   /** A POST's connection closed (after its answer, or before). */

@@ -6,6 +6,8 @@ export interface SseSession {
   readonly id: string;
   /** Keeps sent events for `Last-Event-ID` resumption; without one, streams are not resumable. */
   readonly store: EventStore | undefined;
+  /** A write found the connection's buffer full (the client is not reading): flow control. */
+  congested(res: ServerResponse): void;
 }
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -65,7 +67,8 @@ export class SseStream {
   write(data: string): void {
     const id = `${this.name}-${++this.#seq}`;
     this.#session.store?.append(this.#session.id, this.name, { id, data });
-    this.#res?.write(formatEvent(id, data, this.resumable));
+    const res = this.#res;
+    if (res && !res.write(formatEvent(id, data, this.resumable))) this.#session.congested(res);
   }
 
   /** Ends the connection (the stream is over). */
