@@ -14,8 +14,8 @@ export interface LegacySseOptions {
   /** Where clients POST their messages (the `endpoint` event names it with `?sessionId=`). */
   messagesPath: string;
   maxBodyBytes: number;
-  maxSessions: number;
-  sessionCount: () => number;
+  /** Throws 503 when the server (all its fronts) has as many sessions as it may. */
+  admitSession: () => void;
 }
 
 interface LegacySession {
@@ -48,11 +48,7 @@ export class LegacySseEndpoint {
     if (!accepts(req.headers.accept ?? 'text/event-stream', 'text/event-stream')) {
       throw new HttpError(406, 'Not Acceptable: the client must accept text/event-stream');
     }
-    if (this.#options.sessionCount() >= this.#options.maxSessions) {
-      throw new HttpError(503, `Service Unavailable: the server already has ${this.#options.maxSessions} sessions`, {
-        headers: { 'retry-after': '5' },
-      });
-    }
+    this.#options.admitSession();
     const id = randomBytes(24).toString('base64url');
     const transport = new LegacySseTransport(res, `${this.#options.messagesPath}?sessionId=${id}`);
     const session = new Session(transport, this.#options.upstream, {

@@ -70,6 +70,11 @@ export async function serveHttp(upstream: Upstream, options: ServeHttpOptions = 
   const guard = { loopback: LOOPBACK.has(host), ...(allowedOrigins ? { allowedOrigins } : {}), ...(allowedHosts ? { allowedHosts } : {}) };
   const authenticate: Authenticator | undefined = options.auth && authenticator(options.auth);
   const sessionCount = (): number => streamable.size + (legacy?.size ?? 0);
+  const admitSession = (): void => {
+    if (sessionCount() >= maxSessions) {
+      throw new HttpError(503, `Service Unavailable: the server already has ${maxSessions} sessions`, { headers: { 'retry-after': '5' } });
+    }
+  };
 
   const streamable = new StreamableHttpEndpoint({
     upstream,
@@ -78,14 +83,13 @@ export async function serveHttp(upstream: Upstream, options: ServeHttpOptions = 
     store: options.eventStore === false ? undefined : (options.eventStore ?? new MemoryEventStore()),
     standaloneSse: options.standaloneSse ?? true,
     maxBodyBytes,
-    maxSessions,
-    sessionCount,
+    admitSession,
     maxInFlightPerSession: options.maxInFlightPerSession ?? 100,
   });
   const sse = options.sse === true ? {} : options.sse || undefined;
   const ssePath = sse?.path ?? '/sse';
   const messagesPath = sse?.messagesPath ?? '/messages';
-  const legacy = sse && new LegacySseEndpoint({ upstream, session: sessionOptions, messagesPath, maxBodyBytes, maxSessions, sessionCount });
+  const legacy = sse && new LegacySseEndpoint({ upstream, session: sessionOptions, messagesPath, maxBodyBytes, admitSession });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const origin = checkOrigin(req, guard);

@@ -23,9 +23,8 @@ export interface StreamableHttpOptions {
   /** Offer the standalone GET stream (else GET is 405). */
   standaloneSse: boolean;
   maxBodyBytes: number;
-  /** Most live sessions (of every front of the server), counted by `sessionCount`. */
-  maxSessions: number;
-  sessionCount: () => number;
+  /** Throws 503 when the server (all its fronts) has as many sessions as it may. */
+  admitSession: () => void;
   maxInFlightPerSession: number;
 }
 
@@ -199,11 +198,7 @@ export class StreamableHttpEndpoint {
     if (!isInitialize) {
       throw new HttpError(400, 'Bad Request: Mcp-Session-Id header is required (only initialize may come without one)');
     }
-    if (this.#options.sessionCount() >= this.#options.maxSessions) {
-      throw new HttpError(503, `Service Unavailable: the server already has ${this.#options.maxSessions} sessions`, {
-        headers: { 'retry-after': '5' },
-      });
-    }
+    this.#options.admitSession();
     const id = randomBytes(24).toString('base64url');
     const log = this.#options.log;
     const transport: HttpSessionTransport = new HttpSessionTransport({
