@@ -27,7 +27,7 @@ export { Session, type SessionOptions } from './session/session.js';
 export type { TimeoutOptions } from './session/timeouts.js';
 export type { Transport } from './transport/transport.js';
 export { StreamTransport } from './transport/stream-transport.js';
-export type { Downstream, RequestScope, SessionInfo, Upstream, UpstreamConnection } from './upstream/upstream.js';
+export type { Downstream, Identity, RequestScope, SessionInfo, Upstream, UpstreamConnection } from './upstream/upstream.js';
 export {
   local,
   localCallContext,
@@ -46,4 +46,8 @@ export { harness, Harness, type HarnessOptions } from './testing/harness.js';
 export { stdio, type StdioOptions } from './upstream/stdio.js';
 export { http, sse, type HttpOptions } from './upstream/http/index.js';
 export { serveStdio, type ServeStdioOptions, type StdioFront } from './front/serve-stdio.js';
+export { serveHttp, type HttpFront, type ServeHttpOptions } from './front/http/serve-http.js';
+export { MemoryEventStore, type EventStore, type MemoryEventStoreOptions, type StoredEvent } from './front/http/event-store.js';
+export type { AuthOptions } from './front/http/authenticator.js';
+export { HttpError } from './errors/http-error.js';
 export { withLocal } from './middleware/with-local/index.js';
