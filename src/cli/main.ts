@@ -2,9 +2,12 @@
 // The `mcp-chain` command. This file stays light: it parses the command line and starts the
 // server given after `--` *before* loading the rest of mcp-chain, so that the server boots while
 // we do (cold start is the slower of the two, not their sum).
+import { existsSync } from 'node:fs';
 import { ChainError } from '../errors/chain-error.js';
 import { spawnServer, type SpawnedServer } from '../upstream/spawn-server.js';
 import { parseCli, USAGE, version } from './args.js';
+// A type only (erased): the serving code itself is loaded after the server has started.
+import type { serve as Serve } from './serve.js';
 
 async function main(argv: string[]): Promise<number> {
   const request = parseCli(argv);
@@ -27,7 +30,7 @@ async function main(argv: string[]): Promise<number> {
     prestarted = spawnServer(request.server);
   }
   try {
-    const { serve } = await import('./serve.js');
+    const { serve } = await loadServe(request.file === undefined);
     return await serve(request, prestarted);
   } catch (error) {
     if (prestarted?.child.pid !== undefined) {
@@ -39,6 +42,16 @@ async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
+}
+
+/**
+ * The serving code: bundled into one file (faster to load) unless a chain file must share our
+ * modules, or the bundle was not built.
+ */
+async function loadServe(bundled: boolean): Promise<{ serve: typeof Serve }> {
+  const bundle = new URL('./serve.bundle.mjs', import.meta.url);
+  if (bundled && existsSync(bundle)) return (await import(bundle.href)) as { serve: typeof Serve };
+  return import('./serve.js');
 }
 
 main(process.argv.slice(2)).then(
