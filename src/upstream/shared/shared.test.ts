@@ -265,7 +265,7 @@ describe('shared upstream: notifications', () => {
     await infoToB;
     const errorToA = a.notification('notifications/message');
     server.send({ method: 'notifications/message', params: { level: 'error', data: 'e' } });
-    assert.equal((await errorToA).params?.data, 'e');
+    assert.equal(((await errorToA).params as JsonObject).data, 'e');
     assert.deepEqual(a.notifications('notifications/message').map((m) => m.params?.data), ['e']);
 
     const lowered = server.waitFor((m) => m.method === 'logging/setLevel');
