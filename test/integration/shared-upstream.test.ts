@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { chain } from '../../src/chain/chain.js';
 import { serveHttp, type HttpFront } from '../../src/front/http/serve-http.js';
@@ -6,7 +7,7 @@ import { silentLogger } from '../../src/log/stderr-logger.js';
 import { shared, type SharedUpstream } from '../../src/upstream/shared/shared.js';
 import { stdio } from '../../src/upstream/stdio.js';
 import { openSession, openStream, send, type OpenStream } from '../helpers/http.js';
-import { fixtureCommand, fixturePath } from '../helpers/targets.js';
+import { fixtureCommand, fixturePath, proxyMain } from '../helpers/targets.js';
 import { processAlive, processesMatching, processGone } from './_process.js';
 
 interface Client {
@@ -118,5 +119,38 @@ describe('shared upstream behind the HTTP front: many sessions, one stdio server
     await upstream.close();
     await processGone(pid);
     assert.deepEqual(processesMatching(fixturePath('multiplex')), []);
+  });
+});
+
+describe('mcp-chain --http --shared', () => {
+  test('every HTTP session talks to the one server process; it is gone after SIGTERM', { timeout: 30_000 }, async () => {
+    const { command, args } = fixtureCommand('multiplex');
+    const cli = spawn(process.execPath, [proxyMain, '--http', '127.0.0.1:0', '--shared', '--', command, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => cli.once('exit', (code) => resolve(code)));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let seen = '';
+        cli.stderr.on('data', (chunk: Buffer) => {
+          seen += chunk.toString();
+          const match = /^(?=.*"msg":"listening").*"url":"([^"]+)"/m.exec(seen);
+          if (match?.[1]) resolve(match[1]);
+        });
+        cli.once('exit', () => reject(new Error(`the CLI exited: ${seen}`)));
+      });
+      const pids = await Promise.all([0, 1, 2].map(async (s) => {
+        const { headers } = await openSession(url);
+        const reply = await send(url, { body: call(s, 'pid'), headers });
+        return textOf(reply.messages[0]);
+      }));
+      assert.equal(new Set(pids).size, 1);
+      const pid = Number(pids[0]);
+      // The CLI's own command line names the fixture too.
+      assert.deepEqual(processesMatching(fixturePath('multiplex')).filter((p) => p !== cli.pid), [pid]);
+      cli.kill('SIGTERM');
+      assert.equal(await exited, 0);
+      await processGone(pid);
+    } finally {
+      if (cli.exitCode === null && cli.signalCode === null) cli.kill('SIGKILL');
+    }
   });
 });
