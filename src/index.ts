@@ -45,6 +45,7 @@ export { lint, type LintMiddleware, type LintOptions, type Violation } from './m
 export { harness, Harness, type HarnessOptions } from './testing/harness.js';
 export { stdio, type StdioOptions } from './upstream/stdio.js';
 export { http, sse, type HttpOptions } from './upstream/http/index.js';
+export { shared, SharedUpstream, type SharedOptions } from './upstream/shared/index.js';
 export { serveStdio, type ServeStdioOptions, type StdioFront } from './front/serve-stdio.js';
 export { serveHttp, type HttpFront, type ServeHttpOptions } from './front/http/serve-http.js';
 export { MemoryEventStore, type EventStore, type MemoryEventStoreOptions, type StoredEvent } from './front/http/event-store.js';

@@ -29,6 +29,8 @@ HTTP front (with --http):
                            bound to loopback, any otherwise)
   --session-ttl <seconds>  end sessions idle for this long (default 1800)
   --max-sessions <n>       most live sessions (default 1000)
+  --shared                 one upstream (server process or remote session) for all sessions
+                           instead of one per session (see docs/architecture.md, shared upstream)
 
 Options:
   --name <name>            serverInfo.name shown to clients (default: the upstream's own)
@@ -79,6 +81,8 @@ export interface HttpListen {
   allowedHosts: string[] | undefined;
   sessionTtlMs: number | undefined;
   maxSessions: number | undefined;
+  /** All sessions share one upstream connection (`--shared`). */
+  shared: boolean;
 }
 
 export function version(): string {
@@ -159,6 +163,7 @@ export function parseCli(argv: readonly string[]): CliRequest {
       'allow-host': { type: 'string', multiple: true },
       'session-ttl': { type: 'string' },
       'max-sessions': { type: 'string' },
+      shared: { type: 'boolean' },
       url: { type: 'string' },
       header: { type: 'string', multiple: true },
       bearer: { type: 'string' },
@@ -190,9 +195,10 @@ export function parseCli(argv: readonly string[]): CliRequest {
       allowedHosts: values['allow-host'],
       sessionTtlMs: ttl === undefined ? undefined : ttl * 1000,
       maxSessions: positiveInt('--max-sessions', values['max-sessions']),
+      shared: values.shared ?? false,
     };
   } else {
-    const httpOnly = ['sse', 'token-env', 'allow-origin', 'allow-host', 'session-ttl', 'max-sessions'] as const;
+    const httpOnly = ['sse', 'token-env', 'allow-origin', 'allow-host', 'session-ttl', 'max-sessions', 'shared'] as const;
     const misplaced = httpOnly.find((name) => values[name] !== undefined);
     if (misplaced) throw new ChainError('USAGE', `--${misplaced} needs --http`);
   }

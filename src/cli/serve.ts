@@ -6,6 +6,7 @@ import type { Logger } from '../log/logger.js';
 import { stderrLogger } from '../log/stderr-logger.js';
 import type { SessionOptions } from '../session/session.js';
 import { http } from '../upstream/http/http.js';
+import { shared } from '../upstream/shared/shared.js';
 import type { SpawnedServer } from '../upstream/spawn-server.js';
 import { stdio } from '../upstream/stdio.js';
 import type { Upstream } from '../upstream/upstream.js';
@@ -21,9 +22,10 @@ type ServeRequest = Extract<CliRequest, { kind: 'serve' }>;
  */
 export async function serve(request: ServeRequest, prestarted: SpawnedServer | undefined): Promise<number> {
   const log = stderrLogger(request.logLevel === undefined ? {} : { level: request.logLevel });
-  const server = request.remote
+  const own = request.remote
     ? http(request.remote)
     : request.server && stdio({ ...request.server, ...(prestarted ? { prestarted } : {}) });
+  const server = own && request.http?.shared ? shared(own, { log }) : own;
   let upstream: Upstream;
   let fileOptions: SessionOptions = {};
   if (request.file !== undefined) {

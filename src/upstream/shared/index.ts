@@ -1,0 +1,1 @@
+export { shared, SharedUpstream, type SharedOptions } from './shared.js';
