@@ -24,8 +24,11 @@ import { progressTokenOf, withProgressToken } from './progress-token.js';
 export interface PeerHandlers {
   /** A request from the other side; resolve with its result or throw an McpError. */
   request(message: McpMessage, scope: IncomingScope): Promise<Result>;
-  /** A notification from the other side (cancellation and progress are handled by the Peer). */
-  notification(message: McpMessage): void;
+  /**
+   * A notification from the other side (cancellation and progress are handled by the Peer);
+   * `related`: the channel of our request it belongs to, when the transport knows.
+   */
+  notification(message: McpMessage, related?: Downstream): void;
   /** The transport closed. The owner decides what error pending requests get (see `close`). */
   closed(): void;
 }
@@ -40,6 +43,11 @@ export interface IncomingScope {
   readonly cancel: CancelScope;
   /** The request's `_meta.progressToken`, if it has one. */
   readonly progressToken: string | number | undefined;
+  /**
+   * The `related` channel of our own request this one was made for (the server asks the client
+   * while handling our call), when the transport knows which; see `Transport.onmessage`.
+   */
+  readonly related?: Downstream | undefined;
 }
 
 export interface PeerOptions {
@@ -102,7 +110,7 @@ export class Peer {
     this.#transport = transport;
     this.#handlers = handlers;
     this.#options = options;
-    transport.onmessage = (value) => this.#receive(value);
+    transport.onmessage = (value, relatedTo) => this.#receive(value, relatedTo);
     transport.onmalformed = (error, line) => {
       if (this.#options.answerInvalid) this.#send(errorResponse(null, error.toJSON()));
       else this.#options.log.warn('dropped a line that is not JSON-RPC', { line: line?.slice(0, 200), reason: error.message });
@@ -180,11 +188,11 @@ export class Peer {
     this.#transport.send(message, relatedTo);
   }
 
-  #receive(value: unknown): void {
+  #receive(value: unknown, relatedTo?: JsonRpcId): void {
     if (!Array.isArray(value)) {
       this.#dispatch(value, (response) => {
         if (response) this.#send(response);
-      });
+      }, relatedTo === undefined ? undefined : this.#pending.get(relatedTo)?.related);
       return;
     }
     const accepted = this.#options.acceptBatch?.() ?? 'batches are not supported';
@@ -208,15 +216,18 @@ export class Peer {
     for (const value of values) this.#dispatch(value, settle);
   }
 
-  /** Handles one message; `reply` is called exactly once (with nothing for non-requests). */
-  #dispatch(value: unknown, reply: Reply): void {
+  /**
+   * Handles one message; `reply` is called exactly once (with nothing for non-requests). `related`:
+   * the channel of our request the message came for, if known.
+   */
+  #dispatch(value: unknown, reply: Reply, related?: Downstream): void {
     const classified = classifyMessage(value);
     switch (classified.kind) {
       case 'request':
-        this.#onRequest(classified.message, reply);
+        this.#onRequest(classified.message, reply, related);
         return;
       case 'notification':
-        this.#onNotification(classified.message);
+        this.#onNotification(classified.message, related);
         reply(undefined);
         return;
       case 'response':
@@ -237,7 +248,7 @@ export class Peer {
     }
   }
 
-  #onRequest(message: JsonRpcRequest, reply: Reply): void {
+  #onRequest(message: JsonRpcRequest, reply: Reply, related?: Downstream): void {
     const { id } = message;
     if (this.#closedWith) {
       reply(errorResponse(id, this.#closedWith.toJSON()));
@@ -256,7 +267,7 @@ export class Peer {
     }
     const incoming: Incoming = { cancel: new CancelScope(), cancelled: false };
     this.#incoming.set(id, incoming);
-    const scope: IncomingScope = { id, cancel: incoming.cancel, progressToken: progressTokenOf(message.params) };
+    const scope: IncomingScope = { id, cancel: incoming.cancel, progressToken: progressTokenOf(message.params), related };
     const mcpMessage: McpMessage = message.params === undefined
       ? { method: message.method }
       : { method: message.method, params: message.params };
@@ -290,7 +301,7 @@ export class Peer {
     return !incoming.cancelled && this.#closedWith === undefined;
   }
 
-  #onNotification(message: { method: string; params?: JsonObject }): void {
+  #onNotification(message: { method: string; params?: JsonObject }, related?: Downstream): void {
     if (message.method === 'notifications/cancelled') {
       const requestId = message.params?.requestId;
       const incoming = typeof requestId === 'string' || typeof requestId === 'number' ? this.#incoming.get(requestId) : undefined;
@@ -315,6 +326,7 @@ export class Peer {
     }
     this.#handlers.notification(
       message.params === undefined ? { method: message.method } : { method: message.method, params: message.params },
+      related,
     );
   }
 

@@ -14,8 +14,11 @@ export interface Transport {
    */
   send(message: JsonRpcMessage | JsonRpcMessage[], relatedTo?: JsonRpcId): void;
   close(): Promise<void>;
-  /** A JSON value arrived (not yet checked to be JSON-RPC). */
-  onmessage?: (value: unknown) => void;
+  /**
+   * A JSON value arrived (not yet checked to be JSON-RPC). `relatedTo`: the id of our request it
+   * came in answer to (Streamable HTTP: it arrived on that request's stream), when known.
+   */
+  onmessage?: (value: unknown, relatedTo?: JsonRpcId) => void;
   /** Bytes arrived that are not a JSON value: invalid JSON or UTF-8, or over the size limit. */
   onmalformed?: (error: McpError, line: string | undefined) => void;
   /** The other side went away, or `close()` was called. Called once. */

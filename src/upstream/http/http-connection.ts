@@ -24,9 +24,10 @@ export class HttpConnection implements UpstreamConnection {
     this.#peer = new Peer(
       transport,
       {
-        request: (message, scope) => downstream.request(message, requestScope(scope.cancel, undefined)),
-        notification: (message) => {
-          downstream.notify(message).catch((error: unknown) => {
+        // What the server sends on a request's stream belongs with that request downstream too.
+        request: (message, scope) => (scope.related ?? downstream).request(message, requestScope(scope.cancel, undefined)),
+        notification: (message, related) => {
+          (related ?? downstream).notify(message).catch((error: unknown) => {
             log.warn('delivering a notification failed', { method: message.method, error: String(error) });
           });
         },

@@ -22,8 +22,11 @@ export class Inbox {
     this.#transport = transport;
   }
 
-  /** Parses one JSON text (a message or a batch) and delivers it; returns the messages delivered. */
-  receive(text: string): JsonObject[] {
+  /**
+   * Parses one JSON text (a message or a batch) and delivers it; returns the messages delivered.
+   * `relatedTo`: the id of the request on whose stream it came.
+   */
+  receive(text: string, relatedTo?: JsonRpcId): JsonObject[] {
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -34,16 +37,16 @@ export class Inbox {
     }
     const messages = (Array.isArray(value) ? value : [value]).filter(isJsonObject);
     if (text.length > RAW_THRESHOLD_BYTES && !Array.isArray(value) && isJsonObject(value)) rememberRawMember(value, text);
-    for (const message of messages) this.deliver(message);
+    for (const message of messages) this.deliver(message, relatedTo);
     return messages;
   }
 
-  deliver(message: JsonObject): void {
+  deliver(message: JsonObject, relatedTo?: JsonRpcId): void {
     this.inspect?.(message);
     const id = message.id;
     const own = (typeof id === 'string' || typeof id === 'number') && !('method' in message) ? this.#own.get(id) : undefined;
     if (own) own(message);
-    else this.#transport.onmessage?.(message);
+    else this.#transport.onmessage?.(message, relatedTo);
   }
 
   /** Answers request `id` with an error, as if the server had. */

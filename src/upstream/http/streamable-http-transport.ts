@@ -305,7 +305,7 @@ export class StreamableHttpTransport implements Transport {
         }
         if (event.data === '' || (event.event !== undefined && event.event !== 'message')) return;
         state.events++;
-        if (this.#received(this.#inbox.receive(event.data), id)) state.answered = true;
+        if (this.#received(this.#inbox.receive(event.data, id), id)) state.answered = true;
       },
       retry: (ms) => {
         cursor.retryMs = ms;
