@@ -159,6 +159,14 @@ describe('Streamable HTTP front: sessions', () => {
     assert.equal(still.status, 200);
   });
 
+  test('a malformed initialize is 400 and opens no session (no upstream is started for it)', async () => {
+    const sessions = front.sessions;
+    const reply = await send(front.url, { body: { jsonrpc: '1.0', id: 1, method: 'initialize', params: {} } });
+    assert.equal(reply.status, 400);
+    assert.equal(reply.headers.get('mcp-session-id'), null);
+    assert.equal(front.sessions, sessions);
+  });
+
   test('a failed initialize leaves no session behind', async () => {
     const sessions = front.sessions;
     const reply = await send(front.url, { body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} } });

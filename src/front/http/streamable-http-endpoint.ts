@@ -194,7 +194,8 @@ export class StreamableHttpEndpoint {
   /** A POST without a session id: only a lone `initialize` may start a session. */
   #open(values: unknown[], batch: boolean, identity: Identity | undefined): HttpSession {
     const [first] = values;
-    const isInitialize = !batch && isJsonObject(first) && first.method === 'initialize' && 'id' in first;
+    const classified = batch ? undefined : classifyMessage(first);
+    const isInitialize = classified?.kind === 'request' && classified.message.method === 'initialize';
     if (!isInitialize) {
       throw new HttpError(400, 'Bad Request: Mcp-Session-Id header is required (only initialize may come without one)');
     }
