@@ -54,13 +54,15 @@ export class StreamTransport implements Transport {
   }
 
   /**
-   * Queues the message; everything queued in one tick goes out in a single write (one system call
-   * for many answers under load, no added latency for one).
+   * Queues the message; everything queued in one turn of the event loop goes out in a single
+   * write, flushed right after the loop has handled all the input that was ready (one system call
+   * for many messages under load, e.g. the requests of many HTTP connections, and no added latency
+   * for one).
    */
   send(message: JsonRpcMessage | JsonRpcMessage[]): void {
     if (this.#closed || this.#output.destroyed || this.#output.writableEnded) return;
     this.#queued.push(serializeMessage(message));
-    if (this.#queued.length === 1) process.nextTick(this.#flush);
+    if (this.#queued.length === 1) setImmediate(this.#flush);
   }
 
   readonly #flush = (): void => {
