@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { ErrorCode } from '../errors/error-code.js';
 import { McpError } from '../errors/mcp-error.js';
 
@@ -12,7 +13,6 @@ export interface LineReaderHandlers {
 
 const NEWLINE = 0x0a;
 const CR = 0x0d;
-const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Newline-delimited JSON framing for byte streams. Splits on the newline *byte*, so a chunk may end
@@ -82,13 +82,14 @@ export class LineReader {
   #line(bytes: Buffer): void {
     let end = bytes.length;
     if (end > 0 && bytes[end - 1] === CR) end -= 1;
-    let text: string;
-    try {
-      text = decoder.decode(end === bytes.length ? bytes : bytes.subarray(0, end));
-    } catch {
+    const line = end === bytes.length ? bytes : bytes.subarray(0, end);
+    // Validation (native, vectorized) then decoding: faster than a fatal TextDecoder on big lines.
+    if (!isUtf8(line)) {
       this.#handlers.onMalformed(new McpError(ErrorCode.ParseError, 'Parse error: invalid UTF-8'), undefined);
       return;
     }
+    let text = line.toString('utf8');
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     if (text.trim() === '') return;
     let value: unknown;
     try {

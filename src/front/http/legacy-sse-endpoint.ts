@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '../../errors/error-code.js';
@@ -24,7 +25,6 @@ interface LegacySession {
   readonly identity: Identity | undefined;
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * The HTTP+SSE transport of protocol 2024-11-05, for older clients: GET on the SSE path opens a
@@ -70,7 +70,8 @@ export class LegacySseEndpoint {
     const body = await readBody(req, this.#options.maxBodyBytes);
     let value: unknown;
     try {
-      value = JSON.parse(decoder.decode(body));
+      if (!isUtf8(body)) throw new Error('not UTF-8');
+      value = JSON.parse(body.toString('utf8'));
     } catch {
       throw new HttpError(400, 'Parse error: the body is not valid JSON', { code: ErrorCode.ParseError });
     }

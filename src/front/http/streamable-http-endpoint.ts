@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '../../errors/error-code.js';
@@ -36,7 +37,6 @@ interface HttpSession {
   lastSeen: number;
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * The MCP endpoint of the Streamable HTTP transport (protocol 2025-03-26 and later): POST carries
@@ -239,12 +239,8 @@ function checkProtocolVersionHeader(req: IncomingMessage): void {
 }
 
 function parseBody(body: Buffer): unknown {
-  let text: string;
-  try {
-    text = decoder.decode(body);
-  } catch {
-    throw new HttpError(400, 'Parse error: the body is not valid UTF-8', { code: ErrorCode.ParseError });
-  }
+  if (!isUtf8(body)) throw new HttpError(400, 'Parse error: the body is not valid UTF-8', { code: ErrorCode.ParseError });
+  const text = body.toString('utf8');
   let value: unknown;
   try {
     value = JSON.parse(text);
