@@ -71,6 +71,12 @@ export class HttpSessionTransport implements Transport {
     return this.#live.size > 0 || this.#standalone.connected;
   }
 
+  /** Sends a keep-alive comment on every open SSE stream of the session. */
+  keepAlive(): void {
+    this.#standalone.keepAlive();
+    for (const exchange of this.#live) exchange.stream?.keepAlive();
+  }
+
   /** Whether `id` is a request of this session still waiting for its answer. */
   has(id: JsonRpcId): boolean {
     return this.#byId.has(id);

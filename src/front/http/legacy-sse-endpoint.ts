@@ -79,6 +79,11 @@ export class LegacySseEndpoint {
     entry.transport.receive(value);
   }
 
+  /** A keep-alive comment on every session's stream. */
+  keepAlive(): void {
+    for (const entry of this.#sessions.values()) entry.transport.keepAlive();
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.#sessions.values()].map((entry) => entry.session.close()));
   }

@@ -37,6 +37,11 @@ export class LegacySseTransport implements Transport {
     if (!this.#closed) this.onmessage?.(value);
   }
 
+  /** An SSE comment, so that idle proxies keep the stream open. */
+  keepAlive(): void {
+    if (!this.#closed) this.#res.write(': keep-alive\n\n');
+  }
+
   send(message: JsonRpcMessage | JsonRpcMessage[]): void {
     if (this.#closed) return;
     this.#res.write(`event: message\ndata: ${serializeMessage(message)}\n\n`);

@@ -532,3 +532,25 @@ describe('Streamable HTTP front: limits', () => {
     assert.equal(front.sessions, 0);
   });
 });
+
+describe('Streamable HTTP front: keep-alive', () => {
+  test('a quiet SSE stream gets keep-alive comments (ignored by SSE clients), so idle proxies keep it open', async () => {
+    const front = await start({ sseKeepAliveMs: 20 });
+    try {
+      const { headers } = await openSession(front.url);
+      const controller = new AbortController();
+      const response = await fetch(front.url, { headers: { ...headers, accept: 'text/event-stream' }, signal: controller.signal });
+      const reader = response.body?.getReader();
+      let seen = '';
+      while (!seen.includes(': keep-alive\n\n')) {
+        const chunk = await reader?.read();
+        if (!chunk || chunk.done) break;
+        seen += new TextDecoder().decode(chunk.value);
+      }
+      assert.match(seen, /^: keep-alive$/m);
+      controller.abort();
+    } finally {
+      await front.close();
+    }
+  });
+});

@@ -38,6 +38,8 @@ export interface ServeHttpOptions extends SessionOptions {
   eventStore?: EventStore | false;
   /** Offer the standalone GET stream. Default true. */
   standaloneSse?: boolean;
+  /** How often open SSE streams get a keep-alive comment (idle proxies cut quiet ones); 0 never. Default 25 s. */
+  sseKeepAliveMs?: number;
   log?: Logger;
 }
 
@@ -135,6 +137,14 @@ export async function serveHttp(upstream: Upstream, options: ServeHttpOptions = 
   const ttl = options.sessionTtlMs ?? 30 * 60_000;
   const sweeper = setInterval(() => streamable.expire(ttl), Math.max(1000, Math.min(ttl / 4, 60_000)));
   sweeper.unref();
+  const keepAliveMs = options.sseKeepAliveMs ?? 25_000;
+  const keepAlive = keepAliveMs > 0
+    ? setInterval(() => {
+        streamable.keepAlive();
+        legacy?.keepAlive();
+      }, keepAliveMs)
+    : undefined;
+  keepAlive?.unref();
 
   let closing: Promise<void> | undefined;
   return {
@@ -145,6 +155,7 @@ export async function serveHttp(upstream: Upstream, options: ServeHttpOptions = 
     },
     close: () => (closing ??= (async () => {
       clearInterval(sweeper);
+      clearInterval(keepAlive);
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       await Promise.all([streamable.close(), legacy?.close()]);
       server.closeAllConnections();

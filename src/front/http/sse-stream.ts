@@ -71,6 +71,14 @@ export class SseStream {
     if (res && !res.write(formatEvent(id, data, this.resumable))) this.#session.congested(res);
   }
 
+  /**
+   * Writes an SSE comment (ignored by clients): keeps idle proxies from cutting a quiet stream,
+   * and finds connections that are gone.
+   */
+  keepAlive(): void {
+    this.#res?.write(': keep-alive\n\n');
+  }
+
   /** Ends the connection (the stream is over). */
   end(): void {
     const res = this.#res;

@@ -82,6 +82,11 @@ export class StreamableHttpEndpoint {
     }
   }
 
+  /** A keep-alive comment on every open SSE stream. */
+  keepAlive(): void {
+    for (const entry of this.#sessions.values()) entry.transport.keepAlive();
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.#sessions.values()].map((entry) => entry.session.close()));
   }
