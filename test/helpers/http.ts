@@ -140,3 +140,10 @@ export async function openStream(
     close: () => controller.abort(),
   };
 }
+
+/** The response to request `id` among a reply's messages (JSON or SSE), or undefined. */
+export function answerTo(reply: HttpReply, id: number | string): { result?: Record<string, unknown>; error?: { code: number; message: string } } | undefined {
+  return reply.messages.find((m): m is { id: unknown } => typeof m === 'object' && m !== null && (m as { id?: unknown }).id === id && !('method' in m)) as
+    | { result?: Record<string, unknown>; error?: { code: number; message: string } }
+    | undefined;
+}

@@ -1,12 +1,13 @@
 // `mcp-chain --http`: a real `node dist/cli/main.js` (build first) serving stdio servers on
 // Streamable HTTP (and legacy SSE with --sse), one server process per session.
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { openSession, send } from '../helpers/http.js';
+import { startHttpProxy } from '../helpers/http-proxy.js';
 import { callTool, textOf } from '../helpers/mcp.js';
 import { proxyMain, repoRoot } from '../helpers/targets.js';
 import { processesMatching, processGone } from './_process.js';
@@ -23,45 +24,9 @@ function run(args: string[], env: Record<string, string> = {}): Promise<{ code: 
   });
 }
 
-interface Running {
-  child: ChildProcess;
-  url: string;
-  stderr: () => string;
-  /** SIGTERM, then the exit code. */
-  stop(): Promise<number | null>;
-}
-
-/** Starts `mcp-chain <args>` (with --http) and waits for the URL it announces. */
-async function start(args: string[], env: Record<string, string> = {}): Promise<Running> {
-  const child = spawn(process.execPath, [proxyMain, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  let stdout = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      const match = /^(?=.*"msg":"listening").*?"url":"([^"]+)"/m.exec(stderr);
-      if (match?.[1]) resolve(match[1]);
-    });
-    void exited.then((code) => reject(new Error(`exited early (${code}): ${stderr}`)));
-  });
-  return {
-    child,
-    url,
-    stderr: () => stderr,
-    stop: async () => {
-      child.kill('SIGTERM');
-      const code = await exited;
-      assert.equal(stdout, '', 'nothing is written to stdout');
-      return code;
-    },
-  };
-}
-
 describe('mcp-chain --http', () => {
   test('listens on 127.0.0.1 by default and announces its URL on stderr', T, async () => {
-    const front = await start(['--http', '0', '--', process.execPath, upstream]);
+    const front = await startHttpProxy(['--http', '0', '--', process.execPath, upstream]);
     assert.match(front.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     assert.equal(await front.stop(), 0);
   });
@@ -78,7 +43,7 @@ describe('mcp-chain --http', () => {
   });
 
   test('--token-env requires that token: 401 without, a session with it', T, async () => {
-    const front = await start(['--http', '127.0.0.1:0', '--token-env', 'GATEWAY_TOKEN', '--', process.execPath, upstream], { GATEWAY_TOKEN: 'tok-123' });
+    const front = await startHttpProxy(['--http', '127.0.0.1:0', '--token-env', 'GATEWAY_TOKEN', '--', process.execPath, upstream], { GATEWAY_TOKEN: 'tok-123' });
     try {
       const denied = await send(front.url, { body: { jsonrpc: '2.0', id: 1, method: 'ping' } });
       assert.equal(denied.status, 401);
@@ -93,7 +58,7 @@ describe('mcp-chain --http', () => {
 
   test('100 concurrent sessions, each with its own server process: no reply misrouted, no process left', T, async () => {
     const marker = `cli-http-100-${process.pid}`;
-    const front = await start(['--http', '127.0.0.1:0', '--', process.execPath, upstream, marker]);
+    const front = await startHttpProxy(['--http', '127.0.0.1:0', '--', process.execPath, upstream, marker]);
     const sessions = await Promise.all(Array.from({ length: 100 }, () => openSession(front.url)));
     assert.equal(new Set(sessions.map((s) => s.id)).size, 100);
     const servers = (): number[] => processesMatching(marker).filter((pid) => pid !== front.child.pid);
@@ -120,7 +85,7 @@ describe('mcp-chain --http', () => {
   });
 
   test('--sse also serves the legacy HTTP+SSE transport to an SDK SSE client', T, async () => {
-    const front = await start(['--http', '127.0.0.1:0', '--sse', '--', process.execPath, upstream]);
+    const front = await startHttpProxy(['--http', '127.0.0.1:0', '--sse', '--', process.execPath, upstream]);
     const client = new Client({ name: 'legacy', version: '1' });
     try {
       await client.connect(new SSEClientTransport(new URL('/sse', front.url)));
