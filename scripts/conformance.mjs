@@ -128,11 +128,15 @@ if (!url && target === 'chain') {
   });
   const listening = new Promise((resolve, reject) => {
     let seen = '';
+    // A safety net: a chain that never says where it listens fails the run instead of hanging it.
+    const timer = setTimeout(() => reject(new Error(`mcp-chain did not announce its URL within 30 s: ${seen}`)), 30_000);
+    timer.unref();
     fixture.stderr.setEncoding('utf8');
     fixture.stderr.on('data', function onData(d) {
       seen += d;
       const match = /"url":"([^"]+)"/.exec(seen);
       if (match) {
+        clearTimeout(timer);
         fixture.stderr.off('data', onData);
         resolve(match[1]);
       }

@@ -39,7 +39,8 @@ export async function serve(request: ServeRequest, prestarted: SpawnedServer | u
   }
   const options = sessionOptions(request, fileOptions, log);
   if (request.http) {
-    await serveOnHttp(upstream, request.http, options, log);
+    const level = request.logLevel ?? process.env.MCP_CHAIN_LOG_LEVEL;
+    await serveOnHttp(upstream, request.http, options, log, level === 'warn' || level === 'error');
   } else {
     const front = await serveStdio(upstream, {
       ...options,
@@ -64,7 +65,7 @@ function sessionOptions(request: ServeRequest, fileOptions: SessionOptions, log:
 }
 
 /** Serves on HTTP until SIGINT or SIGTERM (a second one exits at once). */
-async function serveOnHttp(upstream: Upstream, http: HttpListen, options: SessionOptions, log: Logger): Promise<void> {
+async function serveOnHttp(upstream: Upstream, http: HttpListen, options: SessionOptions, log: Logger, quietLevel: boolean): Promise<void> {
   const tokens = http.tokenEnv.map((name) => {
     const token = process.env[name];
     if (token === undefined || token === '') throw new ChainError('USAGE', `--token-env ${name}: the variable is not set`);
@@ -94,7 +95,13 @@ async function serveOnHttp(upstream: Upstream, http: HttpListen, options: Sessio
     ...(http.sessionTtlMs === undefined ? {} : { sessionTtlMs: http.sessionTtlMs }),
     ...(http.maxSessions === undefined ? {} : { maxSessions: http.maxSessions }),
   });
-  if (stopping) await front.close();
-  else log.info('listening', { url: front.url, ...(http.sse ? { sse: new URL('/sse', front.url).href } : {}) });
+  if (stopping) {
+    await front.close();
+  } else {
+    // Where we listen is shown even at --log-level warn or error (only silent hides it).
+    const where = { url: front.url, ...(http.sse ? { sse: new URL('/sse', front.url).href } : {}) };
+    if (quietLevel) log.warn('listening', where);
+    else log.info('listening', where);
+  }
   await done;
 }

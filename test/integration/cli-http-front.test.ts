@@ -31,6 +31,12 @@ describe('mcp-chain --http', () => {
     assert.equal(await front.stop(), 0);
   });
 
+  test('the address is announced even at --log-level warn', T, async () => {
+    const front = await startHttpProxy(['--http', '0', '--log-level', 'warn', '--', process.execPath, upstream]);
+    assert.match(front.stderr(), /"level":40.*"msg":"listening"/);
+    assert.equal(await front.stop(), 0);
+  });
+
   test('usage mistakes exit 2 with a message', T, async () => {
     assert.match((await run(['--sse', '--', 'x'])).stderr, /--sse needs --http/);
     assert.equal((await run(['--sse', '--', 'x'])).code, 2);
