@@ -13,8 +13,8 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  // Chain files are loaded through tsx, never from the bundle.
-  external: ['tsx', 'tsx/*'],
+  // Chain files are loaded (esbuild, tsx) by the unbundled modules, never from the bundle.
+  external: ['tsx', 'tsx/*', 'esbuild'],
   // CommonJS dependencies (pino) call require(): give the bundle one.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: 'error',
