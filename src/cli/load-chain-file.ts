@@ -28,7 +28,7 @@ function isUpstream(value: unknown): value is Upstream {
  * - a Chain without a terminal: put in front of the command given after `--`;
  * - a function `(upstream) => Upstream`: called with the command given after `--`.
  * An optional export `options` holds session options (`serverInfo`, `timeouts`). TypeScript is
- * compiled on the fly by tsx, with no build step.
+ * compiled on the fly (esbuild, or tsx as a fallback), with no build step.
  */
 export async function loadChainFile(path: string): Promise<ChainFile> {
   const url = pathToFileURL(resolve(path)).href;
