@@ -54,6 +54,7 @@ import {
   type RpcClient,
   type TargetSpec,
 } from './load-client.js';
+import { SCENARIOS } from './scenarios.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'dist', 'cli', 'main.js');
@@ -174,19 +175,6 @@ const QUICK: Counts = {
   settleMs: 20,
 };
 
-export const SCENARIOS = [
-  'cold_start',
-  'rss_idle',
-  'idle_sessions',
-  'echo_seq',
-  'throughput_1',
-  'throughput_16',
-  'throughput_64',
-  'rss_load',
-  'payload_100k',
-  'payload_1m',
-  'tools_list_500',
-] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 type Metrics = Record<string, number | null>;

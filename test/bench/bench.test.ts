@@ -8,23 +8,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { SCENARIOS } from '../../bench/scenarios.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const STDIO_TARGETS = ['none', 'mw-0', 'noop-1', 'noop-10', 'real'];
 const HTTP_TARGETS = ['sdk-http', 'chain-http'];
-const SCENARIOS = [
-  'cold_start',
-  'rss_idle',
-  'idle_sessions', // HTTP targets only
-  'echo_seq',
-  'throughput_1',
-  'throughput_16',
-  'throughput_64',
-  'rss_load',
-  'payload_100k',
-  'payload_1m',
-  'tools_list_500',
-];
 
 const out = mkdtempSync(join(tmpdir(), 'mcp-chain-bench-test-'));
 after(() => rmSync(out, { recursive: true, force: true }));

@@ -554,3 +554,28 @@ describe('Streamable HTTP front: keep-alive', () => {
     }
   });
 });
+
+describe('legacy HTTP+SSE front: what a client sends wrong', () => {
+  test('an unknown session is 404, a body over the limit 413, malformed JSON 400 -32700; the session keeps serving', async () => {
+    const front = await start({ sse: true, maxBodyBytes: 1024 });
+    try {
+      const base = new URL('/', front.url);
+      const stream = await openStream(new URL('/sse', base).href, {});
+      const endpoint = await stream.next();
+      assert.equal(endpoint.event, 'endpoint');
+      const messages = new URL(endpoint.data, base).href;
+      const unknown = await send(new URL('/messages?sessionId=nope', base).href, { body: initializeRequest() });
+      assert.equal(unknown.status, 404);
+      assert.equal((await send(messages, { body: call(1, 'echo', { text: 'x'.repeat(2048) }) })).status, 413);
+      const malformed = await send(messages, { body: '{"jsonrpc":' });
+      assert.equal(malformed.status, 400);
+      assert.equal((malformed.json as { error: { code: number } }).error.code, -32700);
+      assert.equal((await send(messages, { body: initializeRequest('2024-11-05') })).status, 202);
+      const answer = JSON.parse((await stream.next()).data) as { id: number; result: { protocolVersion: string } };
+      assert.deepEqual([answer.id, answer.result.protocolVersion], [1, '2024-11-05']);
+      stream.close();
+    } finally {
+      await front.close();
+    }
+  });
+});

@@ -1,0 +1,28 @@
+import type { Transport } from '../../transport/transport.js';
+import { SessionReplay } from '../session-replay.js';
+import type { Upstream } from '../upstream.js';
+import { HttpClient } from './http-client.js';
+import { HttpConnection } from './http-connection.js';
+import type { HttpOptions } from './http-options.js';
+import { httpTarget } from './http-target.js';
+import type { HttpTransportOptions } from './http-transport-options.js';
+
+/**
+ * A remote server over an HTTP transport made by `transport`: one connection (and HTTP session)
+ * per downstream session, one keep-alive client for them all, closed with the upstream.
+ */
+export function remoteUpstream(options: HttpOptions, transport: (options: HttpTransportOptions) => Transport): Upstream {
+  const target = httpTarget(options);
+  const client = new HttpClient();
+  return {
+    connect: (downstream, session) => {
+      const log = session.log.child({ upstream: target.name });
+      const replay = new SessionReplay();
+      return new HttpConnection(transport({ target, client, replay, log }), replay, downstream, log, target.server);
+    },
+    close: () => {
+      client.destroy();
+      return Promise.resolve();
+    },
+  };
+}
