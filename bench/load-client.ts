@@ -21,7 +21,7 @@ export interface TargetSpec {
   id: string;
   /** Column heading in the tables. */
   label: string;
-  /** True for the targets that put mcp-chain in front of the upstream (they get CPU figures). */
+  /** True for the targets that put a proxy in front of the upstream (they get CPU figures). */
   proxy: boolean;
   /**
    * `'stdio'`: JSON-RPC on the process's stdin/stdout. `'http'`: the process serves Streamable

@@ -10,7 +10,8 @@
  *   node --import tsx bench/run.ts --report bench/results/latest.jsonl   # the tables again, no run
  *
  * Two groups of targets, each against its own baseline: stdio (mcp-chain's stdio front and
- * chains vs "no proxy") and Streamable HTTP (mcp-chain's HTTP front, supergateway and mcp-proxy,
+ * chains vs "no proxy", with two reference proxies that do nothing useful — a byte pipe and a
+ * bare parse/re-serialize pass-through — to show what any separate process costs here) and Streamable HTTP (mcp-chain's HTTP front, supergateway and mcp-proxy,
  * each fronting the same stdio upstream, vs the upstream served by the official SDK's HTTP
  * transport, "SDK direct"). The two competitors are installed on demand into .cache/bench
  * (pinned, not package.json dependencies); `--quick` leaves them out and downloads nothing. A
@@ -60,6 +61,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'dist', 'cli', 'main.js');
 const upstream = join(root, 'bench', 'upstream.mjs');
 const upstreamHttp = join(root, 'bench', 'upstream-http.mjs');
+const passthrough = join(root, 'bench', 'passthrough.mjs');
+const bytePipe = join(root, 'bench', 'byte-pipe.mjs');
 const TOOLS = 500;
 
 // ---------------------------------------------------------------------------------------------
@@ -83,6 +86,11 @@ function targets(logFile: string): TargetSpec[] {
   const competitor = (name: string, bin: string): string => join(packageDir(benchModules, name), bin);
   return [
     { id: 'none', label: 'no proxy', proxy: false, transport: 'stdio', command: node, args: [upstream], env },
+    // Reference points, not products: what the targets ask of any proxy that is a process of its
+    // own on this machine. The byte pipe only copies bytes; the bare pass-through also parses and
+    // re-serializes every line (the issue's "bare Node pass-through"), with no MCP logic at all.
+    { id: 'pipe', label: 'byte pipe (ref.)', proxy: true, transport: 'stdio', command: node, args: [bytePipe, '--', node, upstream], env },
+    { id: 'bare', label: 'bare pass-through (ref.)', proxy: true, transport: 'stdio', command: node, args: [passthrough, '--', node, upstream], env },
     { id: 'mw-0', label: 'mcp-chain, 0 mw', proxy: true, transport: 'stdio', command: node, args: [cli, ...proxied], env },
     { id: 'noop-1', label: '1 no-op mw', proxy: true, transport: 'stdio', command: node, args: chainFile('noop-1'), env },
     { id: 'noop-10', label: '10 no-op mw', proxy: true, transport: 'stdio', command: node, args: chainFile('noop-10'), env },

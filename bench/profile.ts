@@ -1,11 +1,11 @@
 /**
- * A CPU profile of mcp-chain's HTTP front under load: starts
- * `node --cpu-prof dist/cli/main.js --http 127.0.0.1:0 -- node bench/upstream.mjs`, drives echo
+ * A CPU profile of mcp-chain under load: starts `node --cpu-prof dist/cli/main.js [--http
+ * 127.0.0.1:0] -- node bench/upstream.mjs` (`--front stdio` or `http`), drives echo
  * calls with `--inflight` in flight for `--calls` calls (plus a few 1 MiB results and 500-tool
  * lists with `--sized`), and stops it; the .cpuprofile lands in `--dir` (default: a temp dir).
  * Open it in Chrome DevTools, or summarise it with `--top`.
  *
- *   npm run build && node --import tsx bench/profile-http.ts --inflight 16 --calls 20000 --top 25
+ *   npm run build && node --import tsx bench/profile.ts --front stdio --inflight 16 --calls 20000 --top 25
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,7 @@ import { connect, echo, initialize, listTools, payload, sequential, throughput }
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
   options: {
+    front: { type: 'string', default: 'http' },
     inflight: { type: 'string', default: '16' },
     calls: { type: 'string', default: '20000' },
     sized: { type: 'boolean', default: false },
@@ -27,14 +28,27 @@ const { values } = parseArgs({
 const dir = values.dir ?? mkdtempSync(join(tmpdir(), 'mcp-chain-prof-'));
 const env = { ...process.env, BENCH_TOOLS: '500' } as Record<string, string>;
 delete env.NODE_TEST_CONTEXT;
+if (values.front !== 'http' && values.front !== 'stdio') throw new Error(`--front takes stdio or http, got ${values.front}`);
+const http = values.front === 'http';
 const client = connect({
-  id: 'chain-http',
-  label: 'mcp-chain --http',
+  id: http ? 'chain-http' : 'mw-0',
+  label: http ? 'mcp-chain --http' : 'mcp-chain',
   proxy: true,
-  transport: 'http',
-  url: 'printed',
+  transport: http ? 'http' : 'stdio',
+  ...(http ? { url: 'printed' as const } : {}),
   command: process.execPath,
-  args: ['--cpu-prof', '--cpu-prof-dir', dir, join(root, 'dist', 'cli', 'main.js'), '--http', '127.0.0.1:0', '--env', 'BENCH_TOOLS=500', '--', process.execPath, join(root, 'bench', 'upstream.mjs')],
+  args: [
+    '--cpu-prof',
+    '--cpu-prof-dir',
+    dir,
+    join(root, 'dist', 'cli', 'main.js'),
+    ...(http ? ['--http', '127.0.0.1:0'] : ['--log-level', 'silent']),
+    '--env',
+    'BENCH_TOOLS=500',
+    '--',
+    process.execPath,
+    join(root, 'bench', 'upstream.mjs'),
+  ],
   env,
 });
 try {
