@@ -51,37 +51,66 @@ export class Chain implements Upstream {
     if (!terminal) throw new ChainError('USAGE', 'the chain has no upstream: end it with .to(upstream)');
     this.#compiled ??= { forward: compose(this.#middleware), backward: compose([...this.#middleware].reverse()) };
     const { forward, backward } = this.#compiled;
-
-    /** Runs one direction's onion for each message on its way to `target`. */
-    const through = (onion: Composed, direction: Direction, target: Downstream): Pick<Downstream, 'request' | 'notify'> => ({
-      request: (message, scope) => {
-        const related = scope.related && reverse(scope.related);
-        // Asking the client while handling a client's request belongs with that request (over
-        // Streamable HTTP it then travels on that request's own stream).
-        const downstream = related && direction === 'toUpstream' ? related : toClient;
-        const ctx = createContext({ message, kind: 'request', direction, session, downstream, scope, related });
-        return onion(ctx, (c) => target.request(c.message, related ? withRelated(scope, related) : scope)).then(requireResult(message));
-      },
-      notify: (message) => {
-        const ctx = createContext({ message, kind: 'notification', direction, session, downstream: toClient });
-        return onion(ctx, (c) => target.notify(c.message).then(() => undefined)).then(() => undefined);
-      },
-    });
-    /** Server→client traffic runs the stack in reverse on its way to `target`. */
-    const reverse = (target: Downstream): Downstream => ({
-      ...through(backward, 'toDownstream', target),
-      pause: () => target.pause?.(),
-      resume: () => target.resume?.(),
-    });
-    const toClient = reverse(downstream);
-
+    const toClient = new Passage(backward, 'toDownstream', session, downstream, backward);
     const inner = terminal.connect(toClient, session);
+    const toServer = new Passage(forward, 'toUpstream', session, inner, backward, toClient);
     return {
-      ...through(forward, 'toUpstream', inner),
+      request: (message, scope) => toServer.request(message, scope),
+      notify: (message) => toServer.notify(message),
       close: () => inner.close(),
       pause: () => inner.pause?.(),
       resume: () => inner.resume?.(),
     };
+  }
+}
+
+/**
+ * One direction of a connected chain: runs its onion for each message on its way to `target`.
+ * Server→client traffic runs the stack in reverse (`backward`), so does the channel of messages
+ * related to a request (its progress, the server's questions about it), made per request only
+ * when the request has one.
+ */
+class Passage implements Downstream {
+  readonly #onion: Composed;
+  readonly #direction: Direction;
+  readonly #session: SessionInfo;
+  readonly #target: Downstream | UpstreamConnection;
+  readonly #backward: Composed;
+  /** The client side, for `ctx.downstream`; undefined: this passage is it. */
+  readonly #toClient: Passage | undefined;
+
+  constructor(onion: Composed, direction: Direction, session: SessionInfo, target: Downstream | UpstreamConnection, backward: Composed, toClient?: Passage) {
+    this.#onion = onion;
+    this.#direction = direction;
+    this.#session = session;
+    this.#target = target;
+    this.#backward = backward;
+    this.#toClient = toClient;
+  }
+
+  request(message: McpMessage, scope: RequestScope): Promise<Result> {
+    const toClient = this.#toClient ?? this;
+    const related = scope.related && new Passage(this.#backward, 'toDownstream', this.#session, scope.related, this.#backward, toClient);
+    // Asking the client while handling a client's request belongs with that request (over
+    // Streamable HTTP it then travels on that request's own stream).
+    const downstream = related && this.#direction === 'toUpstream' ? related : toClient;
+    const ctx = createContext({ message, kind: 'request', direction: this.#direction, session: this.#session, downstream, scope, related });
+    const target = this.#target;
+    return this.#onion(ctx, (c) => target.request(c.message, related ? withRelated(scope, related) : scope)).then(requireResult(message));
+  }
+
+  notify(message: McpMessage): Promise<void> {
+    const ctx = createContext({ message, kind: 'notification', direction: this.#direction, session: this.#session, downstream: this.#toClient ?? this });
+    const target = this.#target;
+    return this.#onion(ctx, (c) => target.notify(c.message).then(() => undefined)).then(() => undefined);
+  }
+
+  pause(): void {
+    this.#target.pause?.();
+  }
+
+  resume(): void {
+    this.#target.resume?.();
   }
 }
 

@@ -190,9 +190,7 @@ export class Peer {
 
   #receive(value: unknown, relatedTo?: JsonRpcId): void {
     if (!Array.isArray(value)) {
-      this.#dispatch(value, (response) => {
-        if (response) this.#send(response);
-      }, relatedTo === undefined ? undefined : this.#pending.get(relatedTo)?.related);
+      this.#dispatch(value, this.#replyAlone, relatedTo === undefined ? undefined : this.#pending.get(relatedTo)?.related);
       return;
     }
     const accepted = this.#options.acceptBatch?.() ?? 'batches are not supported';
@@ -203,6 +201,11 @@ export class Peer {
     }
     this.#batch(value);
   }
+
+  /** How a message that came alone is answered (one function for all, not one per message). */
+  readonly #replyAlone: Reply = (response) => {
+    if (response) this.#send(response);
+  };
 
   /** Answers of one batch are collected and sent as one array once every request has settled. */
   #batch(values: unknown[]): void {

@@ -154,7 +154,13 @@ export class Session {
     return supportsBatches(version) ? true : `batches are not supported in protocol version ${version}`;
   }
 
-  async #onRequest(message: McpMessage, scope: IncomingScope): Promise<Result> {
+  #onRequest(message: McpMessage, scope: IncomingScope): Promise<Result> {
+    // The hot path: an initialized session forwards at once, without an async frame.
+    if (this.#state === 'ready' && message.method !== 'initialize') return this.#forward(message, scope);
+    return this.#onRequestNotReady(message, scope);
+  }
+
+  async #onRequestNotReady(message: McpMessage, scope: IncomingScope): Promise<Result> {
     if (message.method === 'initialize') {
       const initializing = this.#initialize(message, scope);
       // #initialize sets the state before its first await: 'initializing' means this one started.

@@ -27,6 +27,12 @@ export class SessionReplay {
     else if (message.method === 'notifications/initialized') this.initialized = true;
   }
 
+  /** Whether `succeeded` needs to hear of this request (most need not: the hot path skips it). */
+  static remembers(message: McpMessage): boolean {
+    const { method } = message;
+    return method === 'logging/setLevel' || method === 'resources/subscribe' || method === 'resources/unsubscribe';
+  }
+
   /** Notes a request the upstream accepted. */
   succeeded(message: McpMessage): void {
     const params = message.params ?? {};

@@ -87,18 +87,29 @@ class StdioConnection implements UpstreamConnection {
     if (options.lazy !== true) this.#ready(false).catch(() => undefined);
   }
 
-  async request(message: McpMessage, scope: RequestScope): Promise<Result> {
+  // Both go out at once while the server runs (no await on the hot path), and otherwise after it
+  // is ready: either way requests and notifications keep the order they came in.
+  request(message: McpMessage, scope: RequestScope): Promise<Result> {
     this.#replay.sending(message);
-    const peer = await this.#ready(message.method !== 'initialize');
-    const result = await peer.request(message, scope);
-    this.#replay.succeeded(message);
-    return result;
+    const running = this.#closed ? undefined : this.#running;
+    const sent = running
+      ? running.peer.request(message, scope)
+      : this.#ready(message.method !== 'initialize').then((peer) => peer.request(message, scope));
+    if (!SessionReplay.remembers(message)) return sent;
+    return sent.then((result) => {
+      this.#replay.succeeded(message);
+      return result;
+    });
   }
 
-  async notify(message: McpMessage): Promise<void> {
+  notify(message: McpMessage): Promise<void> {
     this.#replay.sending(message);
-    const peer = await this.#ready(message.method !== 'notifications/initialized');
-    peer.notify(message);
+    const running = this.#closed ? undefined : this.#running;
+    if (running) {
+      running.peer.notify(message);
+      return Promise.resolve();
+    }
+    return this.#ready(message.method !== 'notifications/initialized').then((peer) => peer.notify(message));
   }
 
   /** Stop reading the server's stdout: it blocks on a full pipe, and so is held back. */
