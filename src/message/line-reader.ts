@@ -5,8 +5,11 @@ import { McpError } from '../errors/mcp-error.js';
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 export interface LineReaderHandlers {
-  /** A complete line decoded as UTF-8 and parsed as JSON, with the line's text. */
-  onValue(value: unknown, text: string): void;
+  /**
+   * A complete line decoded as UTF-8 and parsed as JSON, with the line's text and the bytes it
+   * was decoded from (a view of the bytes read, not a copy).
+   */
+  onValue(value: unknown, text: string, bytes: Buffer): void;
   /** A line that could not become a JSON value, or one over the size limit. */
   onMalformed(error: McpError, line: string | undefined): void;
 }
@@ -82,14 +85,17 @@ export class LineReader {
   #line(bytes: Buffer): void {
     let end = bytes.length;
     if (end > 0 && bytes[end - 1] === CR) end -= 1;
-    const line = end === bytes.length ? bytes : bytes.subarray(0, end);
+    let line = end === bytes.length ? bytes : bytes.subarray(0, end);
     // Validation (native, vectorized) then decoding: faster than a fatal TextDecoder on big lines.
     if (!isUtf8(line)) {
       this.#handlers.onMalformed(new McpError(ErrorCode.ParseError, 'Parse error: invalid UTF-8'), undefined);
       return;
     }
     let text = line.toString('utf8');
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    if (text.charCodeAt(0) === 0xfeff) {
+      text = text.slice(1);
+      line = line.subarray(3);
+    }
     if (text.trim() === '') return;
     let value: unknown;
     try {
@@ -98,6 +104,6 @@ export class LineReader {
       this.#handlers.onMalformed(new McpError(ErrorCode.ParseError, 'Parse error: invalid JSON'), text);
       return;
     }
-    this.#handlers.onValue(value, text);
+    this.#handlers.onValue(value, text, line);
   }
 }

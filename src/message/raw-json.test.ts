@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { JsonObject, JsonRpcMessage } from './jsonrpc.js';
-import { rawTextOf, rememberRawMember, serializeMessage } from './raw-json.js';
+import { rawTextOf, rememberRawMember, serializeMessage, splicedMessage } from './raw-json.js';
 
 function parsed(line: string): JsonObject {
   const message = JSON.parse(line) as JsonObject;
@@ -46,6 +46,29 @@ describe('raw JSON forwarding', () => {
     const upstream = parsed(`{"jsonrpc":"2.0","id":7,"result":${body}}`);
     const changed = { ...(upstream.result as JsonObject), isError: true };
     assert.deepEqual(JSON.parse(serializeMessage({ jsonrpc: '2.0', id: 1, result: changed })), { jsonrpc: '2.0', id: 1, result: changed });
+  });
+
+  test('given the line\'s bytes, a forwarded member goes out as those bytes, spliced between a new head and tail', () => {
+    for (const [line, id] of [
+      [`{"jsonrpc":"2.0","id":"é-7","result":${body}}`, 'ü'],
+      [`{"result":${body},"jsonrpc":"2.0","id":"é-7"}`, 3],
+    ] as const) {
+      const bytes = Buffer.from(line);
+      const message = JSON.parse(line) as JsonObject;
+      rememberRawMember(message, line, bytes);
+      const out: JsonRpcMessage = { jsonrpc: '2.0', id, result: message.result as JsonObject };
+      const spliced = splicedMessage(out);
+      assert.ok(spliced, line);
+      assert.equal(spliced.bytes.toString('utf8'), body);
+      assert.equal(spliced.bytes.buffer, bytes.buffer, 'a view of the line, not a copy');
+      assert.equal(spliced.head + spliced.bytes.toString('utf8') + spliced.tail, serializeMessage(out));
+    }
+  });
+
+  test('without the bytes, or for a replaced object, nothing is spliced', () => {
+    const message = parsed(`{"jsonrpc":"2.0","id":7,"result":${body}}`);
+    assert.equal(splicedMessage({ jsonrpc: '2.0', id: 1, result: message.result as JsonObject }), undefined);
+    assert.equal(splicedMessage({ jsonrpc: '2.0', id: 1, result: { ...(message.result as JsonObject) } }), undefined);
   });
 
   test('a forwarded request keeps its params text under the new id', () => {

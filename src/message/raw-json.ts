@@ -7,21 +7,39 @@ import type { JsonObject, JsonRpcMessage } from './jsonrpc.js';
  * new objects instead of mutating, so an object that reaches the other side unchanged (the same
  * reference) still has the same text.
  */
-const texts = new WeakMap<object, string>();
+const texts = new WeakMap<object, Raw>();
+
+/** A remembered member: its text, and its bytes when it was read from bytes (a view, no copy). */
+interface Raw {
+  readonly text: string;
+  readonly bytes: Buffer | undefined;
+}
+
+/**
+ * A message whose remembered member goes out as the very bytes it came in as: `head`, `bytes`,
+ * `tail` written one after the other (no decoding, no encoding, no copy of the member in
+ * JavaScript).
+ */
+export interface SplicedMessage {
+  readonly head: string;
+  readonly bytes: Buffer;
+  readonly tail: string;
+}
 
 /** Lines shorter than this are not worth remembering: stringifying them is cheap. */
 export const RAW_THRESHOLD_BYTES = 2048;
 
 export function rawTextOf(value: object): string | undefined {
-  return texts.get(value);
+  return texts.get(value)?.text;
 }
 
 /**
  * Remembers the text of the `params` or `result` member of a compact JSON-RPC message, given the
- * line it was parsed from. Only the common compact layouts are recognized (the member first or
- * last, no whitespace between members); anything else is simply not remembered.
+ * line it was parsed from, and its bytes when given the line's UTF-8 bytes (exactly those `line`
+ * was decoded from). Only the common compact layouts are recognized (the member first or last, no
+ * whitespace between members); anything else is simply not remembered.
  */
-export function rememberRawMember(message: JsonObject, line: string): void {
+export function rememberRawMember(message: JsonObject, line: string, lineBytes?: Buffer): void {
   const key = 'result' in message ? 'result' : 'params' in message ? 'params' : undefined;
   if (key === undefined) return;
   const value = message[key];
@@ -34,23 +52,30 @@ export function rememberRawMember(message: JsonObject, line: string): void {
     others.push(`${JSON.stringify(name)}:${JSON.stringify(member)}`);
   }
   const head = `{"${key}":`;
-  const text = extractLast(line, key, others) ?? (line.startsWith(head) ? extractFirst(line, head, others) : undefined);
-  if (text !== undefined) texts.set(value, text);
+  const found = findLast(line, key, others) ?? (line.startsWith(head) ? findFirst(line, head, others) : undefined);
+  if (found === undefined) return;
+  const [before, after] = found;
+  const text = line.slice(before.length, line.length - after.length);
+  // The envelope around the member is ASCII but for string ids: count its bytes, not its chars.
+  const bytes = lineBytes?.subarray(Buffer.byteLength(before), lineBytes.length - Buffer.byteLength(after));
+  texts.set(value, { text, bytes });
 }
 
-function extractLast(line: string, key: string, others: string[]): string | undefined {
+/** The text before and after the member when it comes last. */
+function findLast(line: string, key: string, others: string[]): [string, string] | undefined {
   if (!line.endsWith('}')) return undefined;
   for (const order of permutations(others)) {
     const prefix = `{${order.join(',')},"${key}":`;
-    if (line.startsWith(prefix)) return line.slice(prefix.length, -1);
+    if (line.startsWith(prefix)) return [prefix, '}'];
   }
   return undefined;
 }
 
-function extractFirst(line: string, head: string, others: string[]): string | undefined {
+/** The text before and after the member when it comes first. */
+function findFirst(line: string, head: string, others: string[]): [string, string] | undefined {
   for (const order of permutations(others)) {
     const suffix = `,${order.join(',')}}`;
-    if (line.endsWith(suffix)) return line.slice(head.length, line.length - suffix.length);
+    if (line.endsWith(suffix)) return [head, suffix];
   }
   return undefined;
 }
@@ -67,15 +92,31 @@ function permutations(items: string[]): string[][] {
 /** One message (or batch) as a line of JSON, reusing remembered text where it can. */
 export function serializeMessage(message: JsonRpcMessage | JsonRpcMessage[]): string {
   if (Array.isArray(message)) return JSON.stringify(message);
-  if ('result' in message) {
-    const raw = texts.get(message.result);
-    if (raw !== undefined) return `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":${raw}}`;
-  } else if ('method' in message && message.params !== undefined) {
-    const raw = texts.get(message.params);
-    if (raw !== undefined) {
-      const id = 'id' in message ? `"id":${JSON.stringify(message.id)},` : '';
-      return `{"jsonrpc":"2.0",${id}"method":${JSON.stringify(message.method)},"params":${raw}}`;
-    }
+  const raw = rawMemberOf(message);
+  return raw === undefined ? JSON.stringify(message) : headOf(message) + raw.text + '}';
+}
+
+/**
+ * The message as `head` + remembered bytes + `tail` when it carries a member remembered with its
+ * bytes (see {@link rememberRawMember}); undefined otherwise (use {@link serializeMessage}).
+ */
+export function splicedMessage(message: JsonRpcMessage | JsonRpcMessage[]): SplicedMessage | undefined {
+  if (Array.isArray(message)) return undefined;
+  const bytes = rawMemberOf(message)?.bytes;
+  return bytes === undefined ? undefined : { head: headOf(message), bytes, tail: '}' };
+}
+
+function rawMemberOf(message: JsonRpcMessage): Raw | undefined {
+  if ('result' in message) return texts.get(message.result);
+  if ('method' in message && message.params !== undefined) return texts.get(message.params);
+  return undefined;
+}
+
+/** The message's text up to its remembered member (which is last, then `}`). */
+function headOf(message: JsonRpcMessage): string {
+  if ('method' in message) {
+    const id = 'id' in message ? `"id":${JSON.stringify(message.id)},` : '';
+    return `{"jsonrpc":"2.0",${id}"method":${JSON.stringify(message.method)},"params":`;
   }
-  return JSON.stringify(message);
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":`;
 }

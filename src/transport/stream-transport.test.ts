@@ -41,6 +41,34 @@ describe('StreamTransport', () => {
     assert.deepEqual(chunks, ['{"jsonrpc":"2.0","method":"a"}\n{"jsonrpc":"2.0","method":"b"}\n']);
   });
 
+  test('a large message forwarded unchanged goes out as the very bytes it came in as, between the messages around it', async () => {
+    // Non-ASCII text and escapes inside, a string id with a multi-byte character outside.
+    const result = `{"content":[{"type":"text","text":"${'é \\"q\\" ✓ '.repeat(2000)}"}],"isError":false}`;
+    const upstreamIn = new PassThrough();
+    const upstream = new StreamTransport(upstreamIn, new PassThrough());
+    const received: unknown[] = [];
+    upstream.onmessage = (value) => received.push(value);
+    await upstream.start();
+    const line = Buffer.from(`{"result":${result},"jsonrpc":"2.0","id":"ü-7"}\n`);
+    // Split inside a multi-byte character: the line is put together from pieces.
+    upstreamIn.write(line.subarray(0, 1001));
+    upstreamIn.write(line.subarray(1001));
+    await new Promise((resolve) => setImmediate(resolve));
+    const forwarded = received[0] as { result: object };
+
+    const output = new PassThrough();
+    const front = new StreamTransport(new PassThrough(), output);
+    const out: Buffer[] = [];
+    output.on('data', (chunk: Buffer) => out.push(chunk));
+    front.send({ jsonrpc: '2.0', method: 'before' });
+    front.send({ jsonrpc: '2.0', id: 'ö-1', result: forwarded.result as never });
+    front.send({ jsonrpc: '2.0', method: 'after' });
+    await new Promise((resolve) => setImmediate(resolve));
+    const text = Buffer.concat(out).toString('utf8');
+    assert.equal(text, `{"jsonrpc":"2.0","method":"before"}\n{"jsonrpc":"2.0","id":"ö-1","result":${result}}\n{"jsonrpc":"2.0","method":"after"}\n`);
+    assert.deepEqual(JSON.parse(text.split('\n')[1] ?? ''), { jsonrpc: '2.0', id: 'ö-1', result: JSON.parse(result) as object });
+  });
+
   test('reports congestion when the other side stops reading, and its end once it drains', async () => {
     const { output, open } = stuckOutput();
     const transport = new StreamTransport(new PassThrough(), output);

@@ -3,7 +3,7 @@ import type { McpError } from '../errors/mcp-error.js';
 import type { JsonRpcMessage } from '../message/jsonrpc.js';
 import { LineReader } from '../message/line-reader.js';
 import { isJsonObject } from '../message/parse-message.js';
-import { RAW_THRESHOLD_BYTES, rememberRawMember, serializeMessage } from '../message/raw-json.js';
+import { RAW_THRESHOLD_BYTES, rememberRawMember, serializeMessage, splicedMessage } from '../message/raw-json.js';
 import type { Transport } from './transport.js';
 
 export interface StreamTransportOptions {
@@ -27,7 +27,9 @@ export class StreamTransport implements Transport {
   readonly #output: Writable;
   readonly #reader: LineReader;
   #closed = false;
-  #queued: string[] = [];
+  /** Lines waiting for the flush, each ending in a newline; a spliced message is three pieces. */
+  #queued: (string | Buffer)[] = [];
+  #queuedBytes = false;
   #congested = false;
 
   constructor(input: Readable, output: Writable, options: StreamTransportOptions = {}) {
@@ -35,8 +37,8 @@ export class StreamTransport implements Transport {
     this.#output = output;
     this.#reader = new LineReader(
       {
-        onValue: (value, text) => {
-          if (text.length >= RAW_THRESHOLD_BYTES && isJsonObject(value)) rememberRawMember(value, text);
+        onValue: (value, text, bytes) => {
+          if (text.length >= RAW_THRESHOLD_BYTES && isJsonObject(value)) rememberRawMember(value, text, bytes);
           this.onmessage?.(value);
         },
         onMalformed: (error, line) => this.onmalformed?.(error, line),
@@ -57,19 +59,37 @@ export class StreamTransport implements Transport {
    * Queues the message; everything queued in one turn of the event loop goes out in a single
    * write, flushed right after the loop has handled all the input that was ready (one system call
    * for many messages under load, e.g. the requests of many HTTP connections, and no added latency
-   * for one).
+   * for one). A large result forwarded unchanged goes out as the bytes it came in as.
    */
   send(message: JsonRpcMessage | JsonRpcMessage[]): void {
     if (this.#closed || this.#output.destroyed || this.#output.writableEnded) return;
-    this.#queued.push(serializeMessage(message));
-    if (this.#queued.length === 1) setImmediate(this.#flush);
+    if (this.#queued.length === 0) setImmediate(this.#flush);
+    const spliced = splicedMessage(message);
+    if (spliced === undefined) {
+      this.#queued.push(serializeMessage(message) + '\n');
+    } else {
+      this.#queued.push(spliced.head, spliced.bytes, spliced.tail + '\n');
+      this.#queuedBytes = true;
+    }
   }
 
   readonly #flush = (): void => {
-    const lines = this.#queued;
+    const pieces = this.#queued;
+    const bytes = this.#queuedBytes;
     this.#queued = [];
-    if (lines.length === 0 || this.#output.destroyed || this.#output.writableEnded) return;
-    const room = this.#output.write(lines.length === 1 ? lines[0] + '\n' : lines.join('\n') + '\n');
+    this.#queuedBytes = false;
+    const output = this.#output;
+    if (pieces.length === 0 || output.destroyed || output.writableEnded) return;
+    let room: boolean;
+    if (!bytes) {
+      room = output.write(pieces.length === 1 ? (pieces[0] as string) : pieces.join(''));
+    } else {
+      // One writev: the strings are encoded, the buffers are passed as they are.
+      output.cork();
+      room = true;
+      for (const piece of pieces) room = output.write(piece);
+      output.uncork();
+    }
     if (!room && !this.#congested) {
       this.#congested = true;
       this.#output.once('drain', this.#onDrain);
