@@ -30,7 +30,7 @@ async function main(argv: string[]): Promise<number> {
     prestarted = spawnServer(request.server);
   }
   try {
-    const { serve } = await loadServe(request.file === undefined);
+    const { serve } = await loadServe();
     return await serve(request, prestarted);
   } catch (error) {
     if (prestarted?.child.pid !== undefined) {
@@ -45,12 +45,12 @@ async function main(argv: string[]): Promise<number> {
 }
 
 /**
- * The serving code: bundled into one file (faster to load) unless a chain file must share our
- * modules, or the bundle was not built.
+ * The serving code, from the bundle (dist/bundle/, faster to load), whose modules a chain file's
+ * `import 'mcp-chain'` shares; from the unbundled modules when the bundle was not built.
  */
-async function loadServe(bundled: boolean): Promise<{ serve: typeof Serve }> {
-  const bundle = new URL('./serve.bundle.mjs', import.meta.url);
-  if (bundled && existsSync(bundle)) return (await import(bundle.href)) as { serve: typeof Serve };
+async function loadServe(): Promise<{ serve: typeof Serve }> {
+  const bundle = new URL('../bundle/cli/serve.js', import.meta.url);
+  if (existsSync(bundle)) return (await import(bundle.href)) as { serve: typeof Serve };
   return import('./serve.js');
 }
 
