@@ -2,7 +2,8 @@
 // Runs every *.test.ts under src/ and test/ with Node's own test runner, TypeScript loaded by tsx.
 // Usage: node scripts/run-tests.mjs [filter-substring ...]
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -25,9 +26,12 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+// Chain files compiled by the CLIs the tests start are cached here, and nowhere else.
+const cache = mkdtempSync(join(tmpdir(), 'mcp-chain-test-cache-'));
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, MCP_CHAIN_TEST: '1' } },
+  { cwd: root, stdio: 'inherit', env: { ...process.env, MCP_CHAIN_TEST: '1', MCP_CHAIN_CACHE_DIR: join(cache, 'compiled') } },
 );
+rmSync(cache, { recursive: true, force: true });
 process.exit(result.status ?? 1);

@@ -1,7 +1,7 @@
 // mcp-chain started as a process on its Streamable HTTP front (`--http`), for process-level tests.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { proxyMain } from './targets.js';
+import { proxyEnv, proxyMain } from './targets.js';
 
 export interface HttpProxy {
   child: ChildProcess;
@@ -13,7 +13,7 @@ export interface HttpProxy {
 
 /** Starts `mcp-chain <args>` (with --http) and waits for the URL it announces. */
 export async function startHttpProxy(args: string[], env: Record<string, string> = {}): Promise<HttpProxy> {
-  const child = spawn(process.execPath, [proxyMain, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [proxyMain, ...args], { env: { PATH: process.env.PATH ?? '', ...proxyEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   let stdout = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

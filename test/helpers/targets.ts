@@ -75,7 +75,17 @@ export function viaProxy(target: Target, proxyArgs: string[] = [], name = `proxy
     name,
     command: process.execPath,
     args: [proxyMain, ...proxyArgs, ...env, '--', target.command, ...target.args],
+    env: proxyEnv(),
   };
+}
+
+/**
+ * What a proxy started with a minimal environment must still get from ours: the compile cache of
+ * the test run (scripts/run-tests.mjs), so that no test leaves compiled chain files behind.
+ */
+export function proxyEnv(): Record<string, string> {
+  const dir = process.env.MCP_CHAIN_CACHE_DIR;
+  return dir === undefined ? {} : { MCP_CHAIN_CACHE_DIR: dir };
 }
 
 /** Like {@link viaProxy}, served on the proxy's Streamable HTTP front (`--http 127.0.0.1:0`). */
