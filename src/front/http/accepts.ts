@@ -6,6 +6,20 @@ import type { IncomingHttpHeaders } from 'node:http';
  */
 export function accepts(header: IncomingHttpHeaders['accept'], type: string): boolean {
   if (header === undefined) return false;
+  // A client sends the same header on every request: remember the answers (bounded).
+  const key = `${type}\n${header}`;
+  let answer = answers.get(key);
+  if (answer === undefined) {
+    answer = parse(header, type);
+    if (answers.size >= 256) answers.clear();
+    answers.set(key, answer);
+  }
+  return answer;
+}
+
+const answers = new Map<string, boolean>();
+
+function parse(header: string, type: string): boolean {
   const [major] = type.split('/');
   for (const range of header.split(',')) {
     const [media = '', ...params] = range.split(';').map((part) => part.trim().toLowerCase());

@@ -24,19 +24,19 @@ const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
  * (only an admitted one; never a wildcard), or throws 403.
  */
 export function checkOrigin(req: IncomingMessage, options: OriginGuardOptions): string | undefined {
-  const hosts = req.headersDistinct.host ?? [];
+  const hosts = valuesOf(req, 'host');
   if (hosts.length > 1) throw forbidden('more than one Host header');
   const [host] = hosts;
   if (host !== undefined && (options.allowedHosts !== undefined || options.loopback)) {
-    const name = hostnameOf(`http://${host}`);
+    const name = hostOf(host);
     const admitted = options.allowedHosts
       ? name !== undefined && options.allowedHosts.some((allowed) => allowed.toLowerCase() === name)
       : name !== undefined && LOOPBACK_NAMES.has(name);
     if (!admitted) throw forbidden(`Host ${host} is not allowed`);
   }
 
-  const origins = req.headersDistinct.origin;
-  if (origins === undefined) return undefined;
+  const origins = valuesOf(req, 'origin');
+  if (origins.length === 0) return undefined;
   if (origins.length !== 1) throw forbidden('more than one Origin header');
   const [origin = ''] = origins;
   if (origin === 'null') throw forbidden('Origin null is not allowed');
@@ -50,6 +50,31 @@ export function checkOrigin(req: IncomingMessage, options: OriginGuardOptions): 
     return origin;
   }
   throw forbidden(`Origin ${origin} is not allowed`);
+}
+
+/**
+ * Every value of a header as sent, duplicates included (Node joins or drops duplicates in
+ * `req.headers`); read from `rawHeaders`, which the parser has built anyway.
+ */
+function valuesOf(req: IncomingMessage, lowerCaseName: string): string[] {
+  const raw = req.rawHeaders;
+  const values: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i] ?? '';
+    if (name.length === lowerCaseName.length && name.toLowerCase() === lowerCaseName) values.push(raw[i + 1] ?? '');
+  }
+  return values;
+}
+
+/** Host names by `Host` header value: a client sends the same one every time (bounded). */
+const hostNames = new Map<string, string | undefined>();
+
+function hostOf(header: string): string | undefined {
+  if (hostNames.has(header)) return hostNames.get(header);
+  const name = hostnameOf(`http://${header}`);
+  if (hostNames.size >= 256) hostNames.clear();
+  hostNames.set(header, name);
+  return name;
 }
 
 function forbidden(reason: string): HttpError {
