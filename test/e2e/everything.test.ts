@@ -208,8 +208,9 @@ for (const target of everythingTargets()) {
         assert.notEqual(result.isError, true);
       });
 
-      it('echo: a 1 MiB argument round-trips', T, async () => {
-        const message = 'x'.repeat(1024 * 1024 - 7) + 'THE-END';
+      it('echo: a 1 MiB argument round-trips, multi-byte characters and escapes included', T, async () => {
+        // Both ways through the proxy's raw forwarding (params and result kept as the bytes read).
+        const message = 'é✓ "q" \\ 🌍\n'.repeat(1024 * 64) + 'THE-END';
         const result = await callTool(conn.client, { name: 'echo', arguments: { message } });
         const text = only(blocks(result, 'text')).text;
         assert.equal(text.length, 'Echo: '.length + message.length);
