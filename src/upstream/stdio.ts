@@ -91,7 +91,7 @@ class StdioConnection implements UpstreamConnection {
   // is ready: either way requests and notifications keep the order they came in.
   request(message: McpMessage, scope: RequestScope): Promise<Result> {
     this.#replay.sending(message);
-    const running = this.#closed ? undefined : this.#running;
+    const running = this.#readyNow();
     const sent = running
       ? running.peer.request(message, scope)
       : this.#ready(message.method !== 'initialize').then((peer) => peer.request(message, scope));
@@ -104,7 +104,7 @@ class StdioConnection implements UpstreamConnection {
 
   notify(message: McpMessage): Promise<void> {
     this.#replay.sending(message);
-    const running = this.#closed ? undefined : this.#running;
+    const running = this.#readyNow();
     if (running) {
       running.peer.notify(message);
       return Promise.resolve();
@@ -130,9 +130,16 @@ class StdioConnection implements UpstreamConnection {
     await killProcessGroup(running.child, running.exited, this.#options.shutdownGraceMs ?? 1000);
   }
 
+  /** The running child, if it is ready for traffic now (not closed, not being started or restored). */
+  #readyNow(): Running | undefined {
+    return this.#closed || this.#starting ? undefined : this.#running;
+  }
+
   /** The peer of a running child; starts (or restarts and re-initializes) one when needed. */
   #ready(reinitialize: boolean): Promise<Peer> {
     if (this.#closed) return Promise.reject(new McpError(ErrorCode.ConnectionClosed, `Upstream ${this.#name} closed`));
+    // A restarted server is running before it is ready: its session is being restored.
+    if (this.#starting) return this.#starting;
     if (this.#running) return Promise.resolve(this.#running.peer);
     this.#starting ??= this.#start(reinitialize).finally(() => {
       this.#starting = undefined;

@@ -155,6 +155,25 @@ describe('stdio upstream: a restarted server gets the session back', () => {
   });
 });
 
+describe('stdio upstream: requests during a restart', () => {
+  test('a request that arrives while the restarted server is being re-initialized waits for it', async () => {
+    const log = new CaptureLogger();
+    const state = join(dir, 'crashy-slow-init-state');
+    const h = await harness(chain().to(stdio(fixture('crashy', { env: { CRASHY_STATE_FILE: state, CRASHY_SLOW_INIT_MS: '300' } }))), { log });
+    assert.equal(((await h.call('tools/call', { name: 'crash', arguments: {} })).error as { code: number }).code, -32000);
+    // The first call restarts the server; the replayed initialize is held back by the server...
+    const first = h.request('tools/call', { name: 'echo', arguments: { text: 'first' } });
+    await log.waitFor(/^start=2 got initialize$/);
+    // ...and a call made meanwhile must not overtake it.
+    const second = h.request('tools/call', { name: 'echo', arguments: { text: 'second' } });
+    assert.ok(texts(await first).includes('start=2'));
+    assert.ok(texts(await second).includes('start=2'));
+    const received = log.lines.map((l) => l.message).filter((m) => m.startsWith('start=2 got '));
+    assert.deepEqual(received.slice(0, 2), ['start=2 got initialize', 'start=2 got notifications/initialized'], received.join('\n'));
+    await h.close();
+  });
+});
+
 describe('stdio upstream: environment', () => {
   async function serverEnv(options: Partial<StdioOptions>): Promise<Record<string, string>> {
     const h = await harness(chain().to(stdio({ command: process.execPath, args: [everythingEntry(), 'stdio'], name: 'everything', ...options })), {
