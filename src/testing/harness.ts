@@ -7,6 +7,7 @@ import { isJsonObject } from '../message/parse-message.js';
 import { Session, type SessionOptions } from '../session/session.js';
 import { StreamTransport } from '../transport/stream-transport.js';
 import type { Upstream } from '../upstream/upstream.js';
+import { MessageWaiters } from './message-waiters.js';
 
 export interface HarnessOptions extends SessionOptions {
   /** Send `initialize` and `notifications/initialized` before returning. Default true. */
@@ -37,7 +38,7 @@ export class Harness {
   readonly #waiting = new Map<JsonRpcId | null, Array<(message: JsonObject) => void>>();
   /** A real client answers `ping`; tests may replace any handler with `handle()`. */
   readonly #handlers = new Map<string, ServerRequestHandler>([['ping', () => ({})]]);
-  readonly #listeners = new Set<(message: JsonObject) => void>();
+  readonly #waiters = new MessageWaiters();
   #nextId = 1;
 
   constructor(upstream: Upstream, options: HarnessOptions = {}) {
@@ -98,14 +99,7 @@ export class Harness {
 
   /** Resolves with the first message (after now) for which `predicate` holds. */
   waitFor(predicate: (message: JsonObject) => boolean): Promise<JsonObject> {
-    return new Promise((resolve) => {
-      const listener = (message: JsonObject): void => {
-        if (!predicate(message)) return;
-        this.#listeners.delete(listener);
-        resolve(message);
-      };
-      this.#listeners.add(listener);
-    });
+    return this.#waiters.waitFor(predicate);
   }
 
   /** Resolves with the next notification of `method`. */
@@ -171,7 +165,7 @@ export class Harness {
     const messages = Array.isArray(value) ? value : [value];
     for (const message of messages) {
       if (!isJsonObject(message)) continue;
-      for (const listener of [...this.#listeners]) listener(message);
+      this.#waiters.deliver(message);
       if (typeof message.method === 'string' && 'id' in message) {
         void this.#answer(message);
         continue;

@@ -4,6 +4,7 @@ import { silentLogger } from '../../../log/stderr-logger.js';
 import { Peer } from '../../../rpc/peer.js';
 import { MemoryTransport } from '../../../transport/memory-transport.js';
 import { requestScope, type Upstream, type UpstreamConnection } from '../../upstream.js';
+import { MessageWaiters } from '../../../testing/message-waiters.js';
 
 type Handler = (params: JsonObject, id: JsonRpcId) => Result | Promise<Result>;
 
@@ -18,7 +19,7 @@ export class WireServer implements Upstream {
   /** Every message the server received, as sent on the wire. */
   readonly received: JsonObject[] = [];
   readonly #handlers = new Map<string, Handler>();
-  readonly #listeners = new Set<(message: JsonObject) => void>();
+  readonly #waiters = new MessageWaiters();
   readonly #answers = new Map<JsonRpcId, (message: JsonObject) => void>();
   #server: MemoryTransport | undefined;
   #nextId = 1;
@@ -76,14 +77,7 @@ export class WireServer implements Upstream {
 
   /** The next message received (after now) for which `predicate` holds. */
   waitFor(predicate: (message: JsonObject) => boolean): Promise<JsonObject> {
-    return new Promise((resolve) => {
-      const listener = (message: JsonObject): void => {
-        if (!predicate(message)) return;
-        this.#listeners.delete(listener);
-        resolve(message);
-      };
-      this.#listeners.add(listener);
-    });
+    return this.#waiters.waitFor(predicate);
   }
 
   /** Messages received so far of `method`. */
@@ -94,7 +88,7 @@ export class WireServer implements Upstream {
   #receive(value: unknown): void {
     if (!isJsonObject(value)) return;
     this.received.push(value);
-    for (const listener of [...this.#listeners]) listener(value);
+    this.#waiters.deliver(value);
     const { id, method } = value;
     if (typeof method !== 'string') {
       if (typeof id === 'string' || typeof id === 'number') this.#answers.get(id)?.(value);
