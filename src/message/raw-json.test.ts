@@ -60,9 +60,26 @@ describe('raw JSON forwarding', () => {
       const spliced = splicedMessage(out);
       assert.ok(spliced, line);
       assert.equal(spliced.bytes.toString('utf8'), body);
-      assert.equal(spliced.bytes.buffer, bytes.buffer, 'a view of the line, not a copy');
       assert.equal(spliced.head + spliced.bytes.toString('utf8') + spliced.tail, serializeMessage(out));
     }
+  });
+
+  test('a member that is most of what was read is a view of it; a small one in a big chunk is copied, so it does not keep the chunk alive', () => {
+    const large = `{"content":[{"type":"text","text":"${'x'.repeat(64 * 1024)}"}]}`;
+    const alone = Buffer.from(`{"jsonrpc":"2.0","id":1,"result":${large}}`);
+    const message = JSON.parse(alone.toString()) as JsonObject;
+    rememberRawMember(message, alone.toString(), alone);
+    assert.equal(splicedMessage({ jsonrpc: '2.0', id: 2, result: message.result as JsonObject })?.bytes.buffer, alone.buffer, 'a view, not a copy');
+
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    const line = `{"jsonrpc":"2.0","id":1,"result":${body}}`;
+    chunk.write(line);
+    const view = chunk.subarray(0, Buffer.byteLength(line));
+    const small = JSON.parse(line) as JsonObject;
+    rememberRawMember(small, line, view);
+    const spliced = splicedMessage({ jsonrpc: '2.0', id: 2, result: small.result as JsonObject });
+    assert.notEqual(spliced?.bytes.buffer, chunk.buffer, 'a copy');
+    assert.equal(spliced?.bytes.toString('utf8'), body);
   });
 
   test('without the bytes, or for a replaced object, nothing is spliced', () => {

@@ -57,7 +57,10 @@ export function rememberRawMember(message: JsonObject, line: string, lineBytes?:
   const [before, after] = found;
   const text = line.slice(before.length, line.length - after.length);
   // The envelope around the member is ASCII but for string ids: count its bytes, not its chars.
-  const bytes = lineBytes?.subarray(Buffer.byteLength(before), lineBytes.length - Buffer.byteLength(after));
+  let bytes = lineBytes?.subarray(Buffer.byteLength(before), lineBytes.length - Buffer.byteLength(after));
+  // A view keeps its whole backing memory alive as long as the object lives (a cache may keep it
+  // for long): a member much smaller than the chunk it was read in gets a copy of its own.
+  if (bytes !== undefined && bytes.length * 2 < bytes.buffer.byteLength) bytes = Buffer.from(bytes);
   texts.set(value, { text, bytes });
 }
 
