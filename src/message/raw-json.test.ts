@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { JsonObject, JsonRpcMessage } from './jsonrpc.js';
-import { rawTextOf, rememberRawMember, serializeMessage, splicedMessage } from './raw-json.js';
+import { encodeMessage, rawTextOf, rememberRawMember, serializeMessage, type SplicedMessage } from './raw-json.js';
+
+/** What `encodeMessage` splices: head + bytes + tail, or undefined when it serialized a string. */
+function splicedMessage(message: JsonRpcMessage): SplicedMessage | undefined {
+  const encoded = encodeMessage(message);
+  return typeof encoded === 'string' ? undefined : encoded;
+}
 
 function parsed(line: string): JsonObject {
   const message = JSON.parse(line) as JsonObject;
@@ -85,6 +91,8 @@ describe('raw JSON forwarding', () => {
   test('without the bytes, or for a replaced object, nothing is spliced', () => {
     const message = parsed(`{"jsonrpc":"2.0","id":7,"result":${body}}`);
     assert.equal(splicedMessage({ jsonrpc: '2.0', id: 1, result: message.result as JsonObject }), undefined);
+    // ...and the text alone is still spliced into the string.
+    assert.equal(encodeMessage({ jsonrpc: '2.0', id: 1, result: message.result as JsonObject }), `{"jsonrpc":"2.0","id":1,"result":${body}}`);
     assert.equal(splicedMessage({ jsonrpc: '2.0', id: 1, result: { ...(message.result as JsonObject) } }), undefined);
   });
 

@@ -100,13 +100,16 @@ export function serializeMessage(message: JsonRpcMessage | JsonRpcMessage[]): st
 }
 
 /**
- * The message as `head` + remembered bytes + `tail` when it carries a member remembered with its
- * bytes (see {@link rememberRawMember}); undefined otherwise (use {@link serializeMessage}).
+ * Like {@link serializeMessage}, but a message carrying a member remembered with its bytes (see
+ * {@link rememberRawMember}) comes back as `head` + those bytes + `tail`, for writers that can
+ * send buffers as they are. One lookup either way: this is on the path of every message.
  */
-export function splicedMessage(message: JsonRpcMessage | JsonRpcMessage[]): SplicedMessage | undefined {
-  if (Array.isArray(message)) return undefined;
-  const bytes = rawMemberOf(message)?.bytes;
-  return bytes === undefined ? undefined : { head: headOf(message), bytes, tail: '}' };
+export function encodeMessage(message: JsonRpcMessage | JsonRpcMessage[]): string | SplicedMessage {
+  if (Array.isArray(message)) return JSON.stringify(message);
+  const raw = rawMemberOf(message);
+  if (raw === undefined) return JSON.stringify(message);
+  if (raw.bytes === undefined) return headOf(message) + raw.text + '}';
+  return { head: headOf(message), bytes: raw.bytes, tail: '}' };
 }
 
 function rawMemberOf(message: JsonRpcMessage): Raw | undefined {

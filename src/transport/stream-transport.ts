@@ -3,7 +3,7 @@ import type { McpError } from '../errors/mcp-error.js';
 import type { JsonRpcMessage } from '../message/jsonrpc.js';
 import { LineReader } from '../message/line-reader.js';
 import { isJsonObject } from '../message/parse-message.js';
-import { RAW_THRESHOLD_BYTES, rememberRawMember, serializeMessage, splicedMessage } from '../message/raw-json.js';
+import { encodeMessage, RAW_THRESHOLD_BYTES, rememberRawMember } from '../message/raw-json.js';
 import type { Transport } from './transport.js';
 
 export interface StreamTransportOptions {
@@ -64,11 +64,11 @@ export class StreamTransport implements Transport {
   send(message: JsonRpcMessage | JsonRpcMessage[]): void {
     if (this.#closed || this.#output.destroyed || this.#output.writableEnded) return;
     if (this.#queued.length === 0) setImmediate(this.#flush);
-    const spliced = splicedMessage(message);
-    if (spliced === undefined) {
-      this.#queued.push(serializeMessage(message) + '\n');
+    const encoded = encodeMessage(message);
+    if (typeof encoded === 'string') {
+      this.#queued.push(encoded + '\n');
     } else {
-      this.#queued.push(spliced.head, spliced.bytes, spliced.tail + '\n');
+      this.#queued.push(encoded.head, encoded.bytes, encoded.tail + '\n');
       this.#queuedBytes = true;
     }
   }

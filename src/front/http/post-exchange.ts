@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from '../../message/jsonrpc.js';
-import { serializeMessage, splicedMessage } from '../../message/raw-json.js';
+import { encodeMessage, serializeMessage } from '../../message/raw-json.js';
 import { SseStream, type SseSession } from './sse-stream.js';
 
 export interface ExchangeOptions {
@@ -83,20 +83,19 @@ export class PostExchange {
       return;
     }
     const [first] = this.#answers;
-    const spliced = this.#options.batch || first === undefined ? undefined : splicedMessage(first);
-    if (spliced) {
-      // A large result forwarded unchanged: its bytes as they came, between a new head and tail.
-      const length = Buffer.byteLength(spliced.head) + spliced.bytes.length + Buffer.byteLength(spliced.tail);
-      this.#res.writeHead(200, { 'content-type': 'application/json', 'content-length': length, ...this.#options.headers });
-      this.#res.cork();
-      this.#res.write(spliced.head);
-      this.#res.write(spliced.bytes);
-      this.#res.end(spliced.tail);
+    const body = this.#options.batch || first === undefined ? serializeMessage(this.#answers) : encodeMessage(first);
+    if (typeof body === 'string') {
+      this.#res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...this.#options.headers });
+      this.#res.end(body);
       return;
     }
-    const body = this.#options.batch || first === undefined ? serializeMessage(this.#answers) : serializeMessage(first);
-    this.#res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...this.#options.headers });
-    this.#res.end(body);
+    // A large result forwarded unchanged: its bytes as they came, between a new head and tail.
+    const length = Buffer.byteLength(body.head) + body.bytes.length + Buffer.byteLength(body.tail);
+    this.#res.writeHead(200, { 'content-type': 'application/json', 'content-length': length, ...this.#options.headers });
+    this.#res.cork();
+    this.#res.write(body.head);
+    this.#res.write(body.bytes);
+    this.#res.end(body.tail);
   }
 
   /** Turns the exchange into an SSE stream (once), sending what was already answered first. */
