@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { proxyMain, repoRoot } from '../helpers/targets.js';
 
@@ -108,6 +109,23 @@ describe('mcp-chain run <file>.ts', () => {
     writeFileSync(path, JSON.stringify({ ...entry, code: entry.code.replace('"honest"', '"planted"') }));
     chmodSync(cache, 0o777);
     assert.equal((await callAnswer(file, cache)).text, 'honest');
+  });
+
+  test('a damaged cache entry (not JSON, wrong shape) is a miss: compiled again, and the entry replaced', T, async () => {
+    const { file, cache } = project('sound');
+    await callAnswer(file, cache);
+    const { path } = entryOf(cache);
+    for (const damage of ['{"code":', '{"code":42,"inputs":null}', '[]']) {
+      writeFileSync(path, damage);
+      assert.equal((await callAnswer(file, cache)).text, 'sound', damage);
+      assert.match(entryOf(cache).entry.code, /"sound"/);
+    }
+  });
+
+  test("the file's `import 'mcp-chain'` resolves to the package's bundle, whose shared chunk the CLI's serving code loads too", T, async () => {
+    const { dir, file, cache } = project('unused');
+    writeFileSync(join(dir, 'answer.ts'), "export const answer: string = import.meta.resolve('mcp-chain');\n");
+    assert.equal((await callAnswer(file, cache)).text, pathToFileURL(join(repoRoot, 'dist', 'bundle', 'index.js')).href);
   });
 
   test('a TypeScript error: exit 2 and one line naming file, line and column', T, async () => {
