@@ -2,6 +2,7 @@
 // wildcards, and authentication with sessions bound to the identity that created them.
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { initializeRequest, openSession, send } from '../../../test/helpers/http.js';
 import { chain } from '../../chain/chain.js';
@@ -15,6 +16,35 @@ const whoami = local({
 
 function start(options: ServeHttpOptions = {}): Promise<HttpFront> {
   return serveHttp(chain().to(whoami), { port: 0, log: silentLogger, ...options });
+}
+
+/** The status of a POST written by hand on a socket (Node's client will not send two Host headers). */
+function statusOfHandWritten(url: string, headerLines: string[]): Promise<number> {
+  const target = new URL(url);
+  const body = JSON.stringify(initializeRequest());
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(target.port), target.hostname);
+    let received = '';
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(received);
+      if (status) {
+        socket.destroy();
+        resolve(Number(status[1]));
+      }
+    });
+    socket.on('error', reject);
+    socket.write([
+      `POST ${target.pathname} HTTP/1.1`,
+      ...headerLines,
+      'Content-Type: application/json',
+      'Accept: application/json, text/event-stream',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Connection: close',
+      '',
+      body,
+    ].join('\r\n'));
+  });
 }
 
 /** A raw request with exactly the headers given (fetch would fix Host and refuse some). */
@@ -61,6 +91,13 @@ describe('HTTP gate: DNS rebinding (bound to loopback)', () => {
   test('a foreign Host is 403 (a rebound DNS name pointing at us)', async () => {
     for (const host of ['evil.example.com', 'localhost.evil.com', '127.0.0.1.nip.io', 'evil.com:80']) {
       assert.equal((await raw(front.url, { host })).status, 403, host);
+    }
+  });
+
+  test('two Host headers are 403, whichever comes first (Node keeps only one of them)', async () => {
+    const port = new URL(front.url).port;
+    for (const hosts of [[`localhost:${port}`, 'evil.example.com'], ['evil.example.com', `localhost:${port}`], [`localhost:${port}`, `localhost:${port}`]]) {
+      assert.equal(await statusOfHandWritten(front.url, hosts.map((host) => `Host: ${host}`)), 403, hosts.join(' + '));
     }
   });
 
