@@ -27,7 +27,10 @@ export { Session, type SessionOptions } from './session/session.js';
 export type { TimeoutOptions } from './session/timeouts.js';
 export type { Transport } from './transport/transport.js';
 export { StreamTransport } from './transport/stream-transport.js';
-export type { Downstream, Identity, RequestScope, SessionInfo, Upstream, UpstreamConnection } from './upstream/upstream.js';
+export type { Downstream } from './core/downstream.js';
+export type { Identity, SessionInfo } from './core/session-info.js';
+export type { RequestScope } from './core/request-scope.js';
+export type { Upstream, UpstreamConnection } from './core/upstream.js';
 export {
   local,
   localCallContext,

@@ -1,6 +1,9 @@
 import { ChainError } from '../errors/chain-error.js';
 import type { McpMessage, Result } from '../message/jsonrpc.js';
-import { requestScope, type Downstream, type RequestScope, type SessionInfo, type Upstream, type UpstreamConnection } from '../upstream/upstream.js';
+import { requestScope, type RequestScope } from '../core/request-scope.js';
+import type { Downstream } from '../core/downstream.js';
+import type { SessionInfo } from '../core/session-info.js';
+import type { Upstream, UpstreamConnection } from '../core/upstream.js';
 import { compose, type Composed } from './compose.js';
 import { createContext, type Direction } from './context.js';
 import type { Middleware } from './middleware.js';

@@ -1,7 +1,9 @@
 import type { Logger } from '../log/logger.js';
 import type { McpMessage } from '../message/jsonrpc.js';
-import { onAbort } from '../rpc/cancel-scope.js';
-import type { Downstream, RequestScope, SessionInfo } from '../upstream/upstream.js';
+import { onAbort } from '../core/cancel-scope.js';
+import type { Downstream } from '../core/downstream.js';
+import type { RequestScope } from '../core/request-scope.js';
+import type { SessionInfo } from '../core/session-info.js';
 
 /** `toUpstream`: client→server traffic. `toDownstream`: server→client traffic. */
 export type Direction = 'toUpstream' | 'toDownstream';

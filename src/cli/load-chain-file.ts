@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { isChain } from '../chain/chain.js';
 import { ChainError } from '../errors/chain-error.js';
 import type { SessionOptions } from '../session/session.js';
-import type { Upstream } from '../upstream/upstream.js';
+import type { Upstream } from '../core/upstream.js';
 import { CompileCache } from './compile-cache.js';
 
 export interface ChainFile {

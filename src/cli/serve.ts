@@ -9,7 +9,7 @@ import { http } from '../upstream/http/http.js';
 import { shared } from '../upstream/shared/shared.js';
 import type { SpawnedServer } from '../upstream/spawn-server.js';
 import { stdio } from '../upstream/stdio.js';
-import type { Upstream } from '../upstream/upstream.js';
+import type { Upstream } from '../core/upstream.js';
 import { version, type CliRequest, type HttpListen } from './args.js';
 import { loadChainFile } from './load-chain-file.js';
 

@@ -1,4 +1,3 @@
-import type { JsonRpcId } from '../message/jsonrpc.js';
 import { ErrorCode } from './error-code.js';
 
 /**
@@ -9,13 +8,13 @@ import { ErrorCode } from './error-code.js';
 export class HttpError extends Error {
   readonly status: number;
   readonly code: number;
-  readonly id: JsonRpcId | null;
+  readonly id: string | number | null;
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(
     status: number,
     message: string,
-    options: { code?: number; id?: JsonRpcId | null; headers?: Record<string, string> } = {},
+    options: { code?: number; id?: string | number | null; headers?: Record<string, string> } = {},
   ) {
     super(message);
     this.name = 'HttpError';

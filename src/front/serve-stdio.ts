@@ -3,7 +3,7 @@ import type { Logger } from '../log/logger.js';
 import { stderrLogger } from '../log/stderr-logger.js';
 import { Session, type SessionOptions } from '../session/session.js';
 import { StreamTransport } from '../transport/stream-transport.js';
-import type { Upstream } from '../upstream/upstream.js';
+import type { Upstream } from '../core/upstream.js';
 
 export interface ServeStdioOptions extends SessionOptions {
   maxMessageBytes?: number;

@@ -16,8 +16,8 @@ import {
 } from '../message/jsonrpc.js';
 import { classifyMessage, isJsonObject } from '../message/parse-message.js';
 import type { Transport } from '../transport/transport.js';
-import type { Downstream } from '../upstream/upstream.js';
-import { CancelScope, onAbort, type Abortable } from './cancel-scope.js';
+import type { Downstream } from '../core/downstream.js';
+import { CancelScope, onAbort, type Abortable } from '../core/cancel-scope.js';
 import { progressTokenOf, withProgressToken } from './progress-token.js';
 
 /** What the owner of a Peer does with what the other side sends. */

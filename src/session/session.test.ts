@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { chain } from '../chain/chain.js';
 import { harness } from '../testing/harness.js';
 import { local, type LocalTool } from '../upstream/local.js';
-import type { Upstream } from '../upstream/upstream.js';
+import type { Upstream } from '../core/upstream.js';
 
 function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
   let resolve!: (value: T) => void;

@@ -6,18 +6,13 @@ import type { Logger } from '../log/logger.js';
 import type { JsonObject, JsonRpcId, McpMessage, Result } from '../message/jsonrpc.js';
 import { isJsonObject } from '../message/parse-message.js';
 import { negotiateVersion, supportsBatches } from '../protocol/versions.js';
-import { CancelScope, onAbort } from '../rpc/cancel-scope.js';
+import { CancelScope, onAbort } from '../core/cancel-scope.js';
 import { Peer, type IncomingScope } from '../rpc/peer.js';
 import type { Transport } from '../transport/transport.js';
-import {
-  requestScope,
-  type Downstream,
-  type Identity,
-  type RequestScope,
-  type SessionInfo,
-  type Upstream,
-  type UpstreamConnection,
-} from '../upstream/upstream.js';
+import { requestScope, type RequestScope } from '../core/request-scope.js';
+import type { Downstream } from '../core/downstream.js';
+import type { Identity, SessionInfo } from '../core/session-info.js';
+import type { Upstream, UpstreamConnection } from '../core/upstream.js';
 import { Deadline } from './deadline.js';
 import { resolveTimeouts, timeoutFor, type ResolvedTimeouts, type TimeoutOptions } from './timeouts.js';
 

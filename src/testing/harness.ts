@@ -6,7 +6,7 @@ import { LineReader } from '../message/line-reader.js';
 import { isJsonObject } from '../message/parse-message.js';
 import { Session, type SessionOptions } from '../session/session.js';
 import { StreamTransport } from '../transport/stream-transport.js';
-import type { Upstream } from '../upstream/upstream.js';
+import type { Upstream } from '../core/upstream.js';
 import { MessageWaiters } from './message-waiters.js';
 
 export interface HarnessOptions extends SessionOptions {

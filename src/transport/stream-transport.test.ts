@@ -3,7 +3,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { chain } from '../chain/chain.js';
 import { Session } from '../session/session.js';
-import type { Upstream } from '../upstream/upstream.js';
+import type { Upstream } from '../core/upstream.js';
 import { StreamTransport } from './stream-transport.js';
 
 /** A writable that takes nothing until `open()`, then everything. */

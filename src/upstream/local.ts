@@ -11,7 +11,10 @@ import type {
   Resource,
   Tool,
 } from '../spec/index.js';
-import type { Downstream, RequestScope, SessionInfo, Upstream, UpstreamConnection } from './upstream.js';
+import type { Downstream } from '../core/downstream.js';
+import type { RequestScope } from '../core/request-scope.js';
+import type { SessionInfo } from '../core/session-info.js';
+import type { Upstream, UpstreamConnection } from '../core/upstream.js';
 
 /** What a local handler gets besides its arguments. */
 export interface LocalCallContext {

@@ -10,7 +10,10 @@ import { trackProcessGroup } from './live-process-groups.js';
 import { LineSplitter } from './line-splitter.js';
 import { SessionReplay } from './session-replay.js';
 import { spawnServer, type ServerCommand, type SpawnedServer } from './spawn-server.js';
-import { requestScope, type Downstream, type RequestScope, type SessionInfo, type Upstream, type UpstreamConnection } from './upstream.js';
+import { requestScope, type RequestScope } from '../core/request-scope.js';
+import type { Downstream } from '../core/downstream.js';
+import type { SessionInfo } from '../core/session-info.js';
+import type { Upstream, UpstreamConnection } from '../core/upstream.js';
 
 /** A stdio server: how to start it (command, args, env, inheritEnv, cwd), and how to run it. */
 export interface StdioOptions extends ServerCommand {

@@ -13,7 +13,7 @@ import { harness } from '../../src/testing/harness.js';
 import { http } from '../../src/upstream/http/http.js';
 import { interpolateEnv } from '../../src/upstream/http/interpolate-env.js';
 import { sse } from '../../src/upstream/http/sse.js';
-import type { Upstream } from '../../src/upstream/upstream.js';
+import type { Upstream } from '../../src/core/upstream.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/http/mcp-http-server.js';
 import { fixtureCommand } from '../helpers/targets.js';
 import { CaptureLogger } from './_capture-logger.js';

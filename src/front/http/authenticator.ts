@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from '../../errors/http-error.js';
-import type { Identity } from '../../upstream/upstream.js';
+import type { Identity } from '../../core/session-info.js';
 
 export interface AuthOptions {
   /** The credentials accepted, each with the name of the identity it grants (never logged: the secret). */

@@ -4,7 +4,8 @@ import { openSession, openStream, send, initializeRequest, LATEST } from '../../
 import { chain } from '../../chain/chain.js';
 import { silentLogger } from '../../log/stderr-logger.js';
 import { local } from '../../upstream/local.js';
-import type { Downstream, Upstream } from '../../upstream/upstream.js';
+import type { Downstream } from '../../core/downstream.js';
+import type { Upstream } from '../../core/upstream.js';
 import { serveHttp, type HttpFront, type ServeHttpOptions } from './serve-http.js';
 
 function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {

@@ -7,7 +7,8 @@
 import { ErrorCode } from '../../errors/error-code.js';
 import { McpError } from '../../errors/mcp-error.js';
 import type { JsonObject, McpMessage, Result } from '../../message/jsonrpc.js';
-import type { Downstream, Upstream, UpstreamConnection } from '../../upstream/upstream.js';
+import type { Downstream } from '../../core/downstream.js';
+import type { Upstream, UpstreamConnection } from '../../core/upstream.js';
 
 export type Handler = (params: JsonObject) => Result | Promise<Result>;
 

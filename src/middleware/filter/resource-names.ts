@@ -5,7 +5,7 @@
  */
 import type { Next } from '../../chain/middleware.js';
 import { isJsonObject } from '../../message/parse-message.js';
-import type { SessionInfo } from '../../upstream/upstream.js';
+import type { SessionInfo } from '../../core/session-info.js';
 
 /** A guard against a server whose cursors never end. */
 const MAX_PAGES = 1000;

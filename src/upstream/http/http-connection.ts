@@ -5,7 +5,9 @@ import type { McpMessage, Result } from '../../message/jsonrpc.js';
 import { Peer } from '../../rpc/peer.js';
 import type { Transport } from '../../transport/transport.js';
 import type { SessionReplay } from '../session-replay.js';
-import { requestScope, type Downstream, type RequestScope, type UpstreamConnection } from '../upstream.js';
+import { requestScope, type RequestScope } from '../../core/request-scope.js';
+import type { Downstream } from '../../core/downstream.js';
+import type { UpstreamConnection } from '../../core/upstream.js';
 
 /**
  * One downstream session's connection to an HTTP server: a Peer (ids, cancellation, progress,

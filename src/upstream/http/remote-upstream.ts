@@ -1,6 +1,6 @@
 import type { Transport } from '../../transport/transport.js';
 import { SessionReplay } from '../session-replay.js';
-import type { Upstream } from '../upstream.js';
+import type { Upstream } from '../../core/upstream.js';
 import { HttpClient } from './http-client.js';
 import { HttpConnection } from './http-connection.js';
 import type { HttpOptions } from './http-options.js';

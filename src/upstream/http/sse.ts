@@ -1,4 +1,4 @@
-import type { Upstream } from '../upstream.js';
+import type { Upstream } from '../../core/upstream.js';
 import type { HttpOptions } from './http-options.js';
 import { LegacySseTransport } from './legacy-sse-transport.js';
 import { remoteUpstream } from './remote-upstream.js';

@@ -1,8 +1,11 @@
 import { ErrorCode } from '../../errors/error-code.js';
 import { McpError } from '../../errors/mcp-error.js';
 import type { McpMessage, Result } from '../../message/jsonrpc.js';
-import { CancelScope, onAbort } from '../../rpc/cancel-scope.js';
-import { requestScope, type Downstream, type RequestScope, type SessionInfo, type UpstreamConnection } from '../upstream.js';
+import { CancelScope, onAbort } from '../../core/cancel-scope.js';
+import { requestScope, type RequestScope } from '../../core/request-scope.js';
+import type { Downstream } from '../../core/downstream.js';
+import type { SessionInfo } from '../../core/session-info.js';
+import type { UpstreamConnection } from '../../core/upstream.js';
 
 /** What a {@link SharedSession} asks of the shared upstream it belongs to. */
 export interface SharedHub {

@@ -3,7 +3,8 @@ import { isJsonObject } from '../../../message/parse-message.js';
 import { silentLogger } from '../../../log/stderr-logger.js';
 import { Peer } from '../../../rpc/peer.js';
 import { MemoryTransport } from '../../../transport/memory-transport.js';
-import { requestScope, type Upstream, type UpstreamConnection } from '../../upstream.js';
+import { requestScope } from '../../../core/request-scope.js';
+import type { Upstream, UpstreamConnection } from '../../../core/upstream.js';
 import { MessageWaiters } from '../../../testing/message-waiters.js';
 
 type Handler = (params: JsonObject, id: JsonRpcId) => Result | Promise<Result>;
