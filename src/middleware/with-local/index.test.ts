@@ -56,6 +56,32 @@ describe('withLocal', () => {
     await h.close();
   });
 
+  test('a local tool shadows an upstream namesake on every page, not only the last, and is listed once', async () => {
+    const paging = scripted({
+      initialize: () => ({ protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'remote', version: '1' } }),
+      'tools/list': (params) =>
+        params.cursor === 'page2'
+          ? { tools: [{ name: 'remote_b', inputSchema: { type: 'object' } }] }
+          : { tools: [{ name: 'clash', description: 'remote', inputSchema: { type: 'object' } }, { name: 'remote_a', inputSchema: { type: 'object' } }], nextCursor: 'page2' },
+    });
+    const h = await harness(chain(withLocal(extras)).to(paging));
+    const first = await h.request('tools/list');
+    assert.deepEqual((first.tools as Array<{ name: string }>).map((t) => t.name), ['remote_a']);
+    assert.equal(first.nextCursor, 'page2');
+    const last = await h.request('tools/list', { cursor: String(first.nextCursor) });
+    const all = [...(first.tools as Array<{ name: string; description?: string }>), ...(last.tools as Array<{ name: string; description?: string }>)];
+    assert.deepEqual(all.map((t) => t.name), ['remote_a', 'remote_b', 'whoami', 'clash', 'slow', 'confirm']);
+    assert.equal(all.find((t) => t.name === 'clash')?.description, 'local');
+    await h.close();
+  });
+
+  test('a page without a local namesake is passed on as it came', async () => {
+    const page = { tools: [{ name: 'remote_a', inputSchema: { type: 'object' } }], nextCursor: 'page2' };
+    const h = await harness(chain(withLocal(extras)).to(scripted({ 'tools/list': () => page })));
+    assert.deepEqual(await h.request('tools/list'), page);
+    await h.close();
+  });
+
   test('calls to local tools are answered in process; others reach the upstream', async () => {
     const upstream = remote();
     const h = await harness(chain(withLocal(extras)).to(upstream));
