@@ -113,4 +113,14 @@ describe('Chain', () => {
     await chain(holder).to(upstream).close();
     assert.deepEqual(closed, ['middleware', 'upstream']);
   });
+
+  test("async (ctx, next) => { await next(); } forwards: the client gets the upstream's answer, not -32603", async () => {
+    const h = await harness(chain(async (_ctx, next) => {
+      await next();
+    }).to(server()));
+    assert.equal(((await h.request('tools/list')).tools as unknown[]).length, 2);
+    assert.deepEqual((await h.request('tools/call', { name: 'b' })).content, [{ type: 'text', text: 'b' }]);
+    await h.close();
+  });
+
 });

@@ -108,4 +108,51 @@ describe('compose', () => {
     ])(context(), echoTerminal);
     assert.deepEqual(reply, { user: 'ada' });
   });
+
+  test("a request middleware that awaits next() and resolves to undefined passes next's reply on (Koa's habit)", async () => {
+    const koaStyle: Middleware = async (_ctx, next) => {
+      await next();
+      return undefined;
+    };
+    assert.deepEqual(await compose([koaStyle, koaStyle])(context(), echoTerminal), { method: 'tools/list', params: {} });
+  });
+
+  test('after a retry, the reply passed on is the one of the last next()', async () => {
+    let calls = 0;
+    const reply = await compose([
+      async (_c, next) => {
+        await next().catch(() => undefined);
+        await next();
+        return undefined;
+      },
+    ])(context(), async () => {
+      calls += 1;
+      if (calls === 1) throw new Error('transient');
+      return { attempt: calls };
+    });
+    assert.deepEqual(reply, { attempt: 2 });
+  });
+
+  test("a request middleware that swallows next()'s error and resolves to undefined passes the error on: a request needs an answer", async () => {
+    const swallow: Middleware = async (_c, next) => {
+      await next().catch(() => undefined);
+      return undefined;
+    };
+    await assert.rejects(compose([swallow])(context(), () => Promise.reject(new Error('upstream refused'))), /upstream refused/);
+  });
+
+  test('a request middleware that resolves to undefined without calling next stays undefined (the chain reports it)', async () => {
+    assert.equal(await compose([async () => undefined])(context(), echoTerminal), undefined);
+  });
+
+  test('notifications are unaffected: their reply is undefined', async () => {
+    const notification = createContext({ message: { method: 'notifications/initialized' }, kind: 'notification', direction: 'toUpstream', session, downstream });
+    const seen: string[] = [];
+    const reply = await compose([async (_c, next) => void (await next())])(notification, async (c) => {
+      seen.push(c.method);
+      return undefined;
+    });
+    assert.equal(reply, undefined);
+    assert.deepEqual(seen, ['notifications/initialized']);
+  });
 });

@@ -4,12 +4,14 @@ import type { Middleware } from './middleware.js';
 
 /** The end of an onion: receives the context with the message to forward. */
 export type Terminal = (ctx: Context) => Promise<Reply>;
-
 export type Composed = (ctx: Context, terminal: Terminal) => Promise<Reply>;
 
 /**
  * Composes middleware into one onion. `next(message)` hands a replacement message to the rest of
  * the stack; `next` may be called more than once (a retry runs the rest of the stack again).
+ *
+ * A request middleware that resolves to `undefined` after calling `next` passes on what its last
+ * `next()` produced (Koa's `async (ctx, next) => { await next(); }`), instead of answering nothing.
  */
 export function compose(middleware: readonly Middleware[]): Composed {
   const stack = [...middleware];
@@ -17,8 +19,13 @@ export function compose(middleware: readonly Middleware[]): Composed {
     function dispatch(i: number, current: Context): Promise<Reply> {
       const fn = stack[i];
       if (fn === undefined) return terminal(current);
+      let forwarded: Promise<Reply> | undefined;
+      const next = (message?: Context['message']): Promise<Reply> =>
+        (forwarded = dispatch(i + 1, message === undefined ? current : withMessage(current, message)));
       try {
-        return fn(current, (message) => dispatch(i + 1, message === undefined ? current : withMessage(current, message)));
+        const reply = fn(current, next);
+        if (current.kind !== 'request') return reply;
+        return reply.then((value) => (value === undefined && forwarded !== undefined ? forwarded : value));
       } catch (error) {
         return Promise.reject(error);
       }

@@ -23,16 +23,17 @@ export function mapList<K extends ListKey>(
   fn: (item: ListItemOf<K>, ctx: Context) => ListItemOf<K> | undefined,
 ): Middleware {
   const method = LIST_METHODS[key];
-  return async function mapList(ctx, next) {
-    const reply = await next();
-    if (ctx.method !== method || ctx.direction !== 'toUpstream' || reply === undefined) return reply;
-    const items = reply[key];
-    if (!Array.isArray(items)) return reply;
-    const mapped: unknown[] = [];
-    for (const item of items as ListItemOf<K>[]) {
-      const out = fn(item, ctx);
-      if (out !== undefined) mapped.push(out);
-    }
-    return { ...reply, [key]: mapped } as JsonObject;
+  return function mapList(ctx, next) {
+    if (ctx.method !== method || ctx.direction !== 'toUpstream') return next();
+    return next().then((reply) => {
+      const items = reply?.[key];
+      if (!Array.isArray(items)) return reply;
+      const mapped: unknown[] = [];
+      for (const item of items as ListItemOf<K>[]) {
+        const out = fn(item, ctx);
+        if (out !== undefined) mapped.push(out);
+      }
+      return { ...reply, [key]: mapped } as JsonObject;
+    });
   };
 }

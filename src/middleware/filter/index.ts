@@ -8,7 +8,7 @@ import { ErrorCode } from '../../errors/error-code.js';
 import { McpError } from '../../errors/mcp-error.js';
 import type { JsonObject, Reply } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
-import { matchAny } from './glob.js';
+import { matchAny } from '../../chain/glob.js';
 import { ResourceNames } from './resource-names.js';
 
 /**
