@@ -17,6 +17,8 @@ export const ErrorCode = {
   ConnectionClosed: -32000,
   /** The request was not answered before its deadline. */
   RequestTimeout: -32001,
+  /** MCP: the resource a request names does not exist (or is hidden): `resources/read`, `resources/subscribe`. */
+  ResourceNotFound: -32002,
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

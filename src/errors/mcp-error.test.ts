@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CancelledError } from './cancelled-error.js';
+import { ErrorCode } from './error-code.js';
 import { McpError } from './mcp-error.js';
 import { toWireError } from './to-wire-error.js';
 
 describe('McpError', () => {
   test('serializes to a JSON-RPC error object, with data only when given', () => {
     assert.deepEqual(new McpError(-32602, 'Unknown tool: x').toJSON(), { code: -32602, message: 'Unknown tool: x' });
-    assert.deepEqual(new McpError(-32002, 'Resource not found', { uri: 'a' }).toJSON(), { code: -32002, message: 'Resource not found', data: { uri: 'a' } });
+    assert.deepEqual(new McpError(ErrorCode.ResourceNotFound, 'Resource not found', { uri: 'a' }).toJSON(), { code: ErrorCode.ResourceNotFound, message: 'Resource not found', data: { uri: 'a' } });
   });
 
   test('is recognized when made by another copy of the module (a chain file loading its own copy)', async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { ErrorCode } from '../errors/error-code.js';
 import { McpError } from '../errors/mcp-error.js';
 import { silentLogger } from '../log/stderr-logger.js';
 import type { McpMessage, Result } from '../message/jsonrpc.js';
@@ -51,11 +52,11 @@ describe('Peer', () => {
 
   test('an error response rejects with an McpError carrying code, message and data unchanged', async () => {
     const { a } = pair(async () => {
-      throw new McpError(-32002, 'Resource not found', { uri: 'x://y' });
+      throw new McpError(ErrorCode.ResourceNotFound, 'Resource not found', { uri: 'x://y' });
     });
     await assert.rejects(a.peer.request({ method: 'resources/read' }), (error: unknown) => {
       assert.ok(error instanceof McpError);
-      assert.deepEqual(error.toJSON(), { code: -32002, message: 'Resource not found', data: { uri: 'x://y' } });
+      assert.deepEqual(error.toJSON(), { code: ErrorCode.ResourceNotFound, message: 'Resource not found', data: { uri: 'x://y' } });
       return true;
     });
   });

@@ -175,7 +175,7 @@ export class LocalServer implements Upstream {
   async #readResource(params: JsonObject, ctx: LocalCallContext): Promise<Result> {
     const resource = typeof params.uri === 'string' ? this.#resources.get(params.uri) : undefined;
     if (!resource) {
-      throw new McpError(-32002, `Resource not found: ${String(params.uri)}`, { uri: params.uri });
+      throw new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${String(params.uri)}`, { uri: params.uri });
     }
     return { contents: await resource.read(ctx) };
   }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { chain } from '../../chain/chain.js';
+import { ErrorCode } from '../../errors/error-code.js';
 import type { JsonObject } from '../../message/jsonrpc.js';
 import { harness } from '../../testing/harness.js';
 import { local, type LocalTool } from '../../upstream/local.js';
@@ -84,13 +85,13 @@ describe('filter', () => {
     await h.close();
   });
 
-  test('resources are matched by uri or by name; reading a hidden one is -32002', async () => {
+  test('resources are matched by uri or by name; reading a hidden one is -32002 (ResourceNotFound)', async () => {
     const h = await harness(chain().use(filter({ resources: { deny: ['file:///etc/*', 'keys'] } })).to(server));
     assert.deepEqual(names((await h.request('resources/list')).resources), ['readme']);
 
     for (const uri of ['file:///etc/passwd', 'file:///docs/keys.txt']) {
       const response = await h.call('resources/read', { uri });
-      assert.deepEqual(response.error, { code: -32002, message: `Resource not found: ${uri}`, data: { uri } });
+      assert.deepEqual(response.error, { code: ErrorCode.ResourceNotFound, message: `Resource not found: ${uri}`, data: { uri } });
     }
     const readme = await h.request('resources/read', { uri: 'file:///docs/readme.md' });
     assert.deepEqual(readme.contents, [{ uri: 'file:///docs/readme.md', text: 'readme' }]);
@@ -101,7 +102,7 @@ describe('filter', () => {
     const h = await harness(chain().use(filter({ resources: { allow: ['readme'] } })).to(server));
     assert.deepEqual(names((await h.request('resources/list')).resources), ['readme']);
     assert.ok(await h.request('resources/read', { uri: 'file:///docs/readme.md' }));
-    await assert.rejects(h.request('resources/read', { uri: 'file:///etc/passwd' }), { code: -32002 });
+    await assert.rejects(h.request('resources/read', { uri: 'file:///etc/passwd' }), { code: ErrorCode.ResourceNotFound });
     await h.close();
   });
 
@@ -115,14 +116,14 @@ describe('filter', () => {
     const h = await harness(chain().use(filter({ resources: { deny: ['private'] } })).to(upstream));
 
     assert.ok(await h.request('resources/read', { uri: 'db://a' }));
-    await assert.rejects(h.request('resources/subscribe', { uri: 'db://b' }), { code: -32002, message: 'Resource not found: db://b' });
+    await assert.rejects(h.request('resources/subscribe', { uri: 'db://b' }), { code: ErrorCode.ResourceNotFound, message: 'Resource not found: db://b' });
     assert.ok(await h.request('resources/subscribe', { uri: 'db://a' }));
     assert.equal(lists(), 1);
 
     const changed = h.notification('notifications/resources/list_changed');
     await upstream.notify('notifications/resources/list_changed');
     await changed;
-    await assert.rejects(h.request('resources/read', { uri: 'db://b' }), { code: -32002 });
+    await assert.rejects(h.request('resources/read', { uri: 'db://b' }), { code: ErrorCode.ResourceNotFound });
     assert.equal(lists(), 2);
     assert.equal(upstream.received.filter((m) => m.method === 'resources/subscribe').length, 1);
     await h.close();

@@ -29,9 +29,6 @@ export interface FilterOptions {
   resources?: FilterRule;
 }
 
-/** MCP's "Resource not found" (not among JSON-RPC's own codes). */
-const RESOURCE_NOT_FOUND = -32002;
-
 /**
  * Hides tools, prompts and resources. A hidden tool is missing from `tools/list` and calling it is
  * -32602 `Unknown tool: <name>`; prompts likewise for `prompts/get` (and completions of their
@@ -91,7 +88,7 @@ export function filter(options: FilterOptions = {}): Middleware {
         const uri = params.uri;
         if (typeof uri !== 'string') return next();
         const name = resources.undecided(uri) ? await names.lookup(ctx.session, next, uri) : undefined;
-        if (!resources.visible([uri, name])) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+        if (!resources.visible([uri, name])) throw new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
         return next();
       }
       default:
