@@ -1,21 +1,30 @@
 #!/usr/bin/env node
-// Bundles what tsc wrote to dist/ into dist/bundle/: the library (dist/index.js, which exports
-// everything public) and the CLI's serving code, with the modules they share split into a common
-// chunk, so that each module exists once whichever is imported first. Every other entry point of
-// package.json ("mcp-chain/filter", ...) becomes a one-line re-export of the library bundle.
-// Loading three files instead of ~70 modules takes a fraction of the time, which is most of what
-// mcp-chain adds to a server's cold start; and a chain file's `import 'mcp-chain'` shares the
-// CLI's modules. Run after tsc (npm run build does both).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, relative } from 'node:path';
+// Bundles what tsc wrote to dist/ into dist/bundle/: every entry point of package.json's
+// `exports` ("mcp-chain", "mcp-chain/kernel", "mcp-chain/filter", ...) and the CLI's serving code,
+// with the modules they share split into common chunks, so that each module exists once whichever
+// entry is imported first, and each entry exports exactly what its module does (the API report in
+// api/ lists it). Loading a few files instead of ~70 modules is most of what mcp-chain adds to a
+// server's cold start, and a chain file's `import 'mcp-chain'` shares the CLI's modules. Run after
+// tsc (npm run build does both).
+import { readFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const root = new URL('..', import.meta.url).pathname;
 const out = `${root}dist/bundle`;
-const library = `${out}/index.js`;
+
+const { exports } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
+const entryPoints = [`${root}dist/cli/serve.js`];
+for (const [name, entry] of Object.entries(exports)) {
+  const source = `${root}${entry.types.slice(2).replace(/\.d\.ts$/, '.js')}`;
+  const expected = `${out}/${source.slice(`${root}dist/`.length)}`;
+  if (`${root}${entry.default.slice(2)}` !== expected) {
+    throw new Error(`package.json exports["${name}"].default must be ./${expected.slice(root.length)} (the bundle of its types' module)`);
+  }
+  entryPoints.push(source);
+}
 
 await build({
-  entryPoints: [`${root}dist/index.js`, `${root}dist/cli/serve.js`],
+  entryPoints,
   outdir: out,
   outbase: `${root}dist`,
   bundle: true,
@@ -30,13 +39,3 @@ await build({
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: 'error',
 });
-
-const { exports } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
-for (const entry of Object.values(exports)) {
-  const file = `${root}${entry.default.slice(2)}`;
-  if (file === library) continue;
-  if (!file.startsWith(`${out}/`)) throw new Error(`package.json exports ${entry.default}, outside dist/bundle/`);
-  mkdirSync(dirname(file), { recursive: true });
-  // The library exports every public name; the entry's own types (its .d.ts) say which it offers.
-  writeFileSync(file, `export * from './${relative(dirname(file), library)}';\n`);
-}

@@ -1,57 +1,61 @@
 // mcp-chain: middleware framework and proxy for the Model Context Protocol.
+// The root entry is what a chain or middleware author needs. Kernel pieces for people who build
+// transports or fronts are in `mcp-chain/kernel`, the test harness in `mcp-chain/testing`.
+// Every name here is deliberate: api/ holds the report of each entry, and a test compares it.
+
+// Chains and middleware
 export { chain, Chain, isChain } from './chain/chain.js';
-export { compose, type Composed, type Terminal } from './chain/compose.js';
-export { createContext, type Context, type ContextInit, type ContextState, type Direction } from './chain/context.js';
+export type { Context, ContextState, Direction } from './chain/context.js';
 export type { Middleware, Next } from './chain/middleware.js';
-export { on, type NotificationHandler, type NotificationOf, type RequestHandler, type RequestOf } from './chain/on.js';
+export {
+  on,
+  type HookableNotificationMethod,
+  type HookableRequestMethod,
+  type NotificationHandler,
+  type NotificationOf,
+  type RequestHandler,
+  type RequestOf,
+} from './chain/on.js';
 export { mapList } from './chain/map-list.js';
 export { when } from './chain/when.js';
+
+// Errors
 export { ErrorCode } from './errors/error-code.js';
 export { McpError } from './errors/mcp-error.js';
 export { CancelledError } from './errors/cancelled-error.js';
 export { ChainError, type ChainErrorCode } from './errors/chain-error.js';
+
+// Messages, logging, and the contract between a chain and what it forwards to
+export type { JsonObject, McpMessage, Reply, Result } from './message/jsonrpc.js';
 export type { Logger, LogFields, LogLevel } from './log/logger.js';
-export { stderrLogger, silentLogger } from './log/stderr-logger.js';
-export type {
-  JsonObject,
-  JsonRpcId,
-  JsonRpcMessage,
-  JsonRpcRequest,
-  JsonRpcNotification,
-  JsonRpcResponse,
-  McpMessage,
-  Reply,
-  Result,
-} from './message/jsonrpc.js';
-export { Session, type SessionOptions } from './session/session.js';
-export type { TimeoutOptions } from './session/timeouts.js';
-export type { Transport } from './transport/transport.js';
-export { StreamTransport } from './transport/stream-transport.js';
 export type { Downstream } from './core/downstream.js';
-export type { Identity, SessionInfo } from './core/session-info.js';
 export type { RequestScope } from './core/request-scope.js';
+export type { Identity, SessionInfo } from './core/session-info.js';
 export type { Upstream, UpstreamConnection } from './core/upstream.js';
+export type { TimeoutOptions } from './session/timeouts.js';
+
+// Upstreams
 export {
   local,
-  localCallContext,
-  LocalServer,
   type LocalCallContext,
   type LocalPrompt,
   type LocalResource,
+  type LocalServer,
   type LocalServerOptions,
   type LocalTool,
 } from './upstream/local.js';
+export { stdio, type StdioOptions } from './upstream/stdio.js';
+export { http, sse, type HttpOptions } from './upstream/http/index.js';
+export { shared, type SharedOptions, type SharedUpstream } from './upstream/shared/index.js';
+
+// Built-in middleware
 export { filter, type FilterOptions, type FilterRule } from './middleware/filter/index.js';
 export { rename, type RenameOptions, type Renaming } from './middleware/rename/index.js';
 export { log, type LogEntry, type LogMiddleware, type LogOptions } from './middleware/log/index.js';
 export { lint, type LintMiddleware, type LintOptions, type Violation } from './middleware/lint/index.js';
-export { harness, Harness, type HarnessOptions } from './testing/harness.js';
-export { stdio, type StdioOptions } from './upstream/stdio.js';
-export { http, sse, type HttpOptions } from './upstream/http/index.js';
-export { shared, SharedUpstream, type SharedOptions } from './upstream/shared/index.js';
+export { withLocal } from './middleware/with-local/index.js';
+
+// Fronts
 export { serveStdio, type ServeStdioOptions, type StdioFront } from './front/serve-stdio.js';
 export { serveHttp, type HttpFront, type ServeHttpOptions } from './front/http/serve-http.js';
-export { MemoryEventStore, type EventStore, type MemoryEventStoreOptions, type StoredEvent } from './front/http/event-store.js';
 export type { AuthOptions } from './front/http/authenticator.js';
-export { HttpError } from './errors/http-error.js';
-export { withLocal } from './middleware/with-local/index.js';
