@@ -5,6 +5,7 @@ import type { Logger } from '../../log/logger.js';
 import { errorResponse, type JsonRpcId, type JsonRpcMessage, type JsonRpcResponse } from '../../message/jsonrpc.js';
 import { serializeMessage } from '../../message/raw-json.js';
 import type { Transport } from '../../transport/transport.js';
+import { Congestion } from './congestion.js';
 import type { EventStore } from './event-store.js';
 import { PostExchange, type ExchangeOptions } from './post-exchange.js';
 import { replay, SSE_HEADERS, SseStream, type SseSession } from './sse-stream.js';
@@ -49,11 +50,11 @@ export class HttpSessionTransport implements Transport {
   #streams = 0;
   #closed = false;
   /** Connections whose buffers are full: while any is, the session's upstream is held back. */
-  readonly #congested = new Set<ServerResponse>();
+  readonly #congestion = new Congestion((congested) => this.oncongestion?.(congested));
 
   constructor(options: HttpSessionTransportOptions) {
     this.#options = options;
-    this.#sse = { id: options.id, store: options.store, congested: (res) => this.#onCongested(res) };
+    this.#sse = { id: options.id, store: options.store, congested: (res) => this.#congestion.full(res) };
     this.#standalone = new SseStream(STANDALONE, this.#sse);
   }
 
@@ -188,19 +189,6 @@ export class HttpSessionTransport implements Transport {
     const backlog = this.#backlog;
     this.#backlog = [];
     for (const message of backlog) this.#standalone.write(serializeMessage(message));
-  }
-
-  #onCongested(res: ServerResponse): void {
-    if (this.#congested.has(res)) return;
-    this.#congested.add(res);
-    if (this.#congested.size === 1) this.oncongestion?.(true);
-    const relieved = (): void => {
-      res.off('drain', relieved);
-      res.off('close', relieved);
-      if (this.#congested.delete(res) && this.#congested.size === 0) this.oncongestion?.(false);
-    };
-    res.on('drain', relieved);
-    res.on('close', relieved);
   }
 
   /** A POST's connection closed (after its answer, or before). */

@@ -1,15 +1,16 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HttpError } from '../../errors/http-error.js';
 import type { Logger } from '../../log/logger.js';
 import { stderrLogger } from '../../log/stderr-logger.js';
 import type { SessionOptions } from '../../session/session.js';
-import type { Identity } from '../../core/session-info.js';
 import type { Upstream } from '../../core/upstream.js';
-import { authenticator, type AuthOptions, type Authenticator } from './authenticator.js';
+import { authenticator, type AuthOptions } from './authenticator.js';
 import { MemoryEventStore, type EventStore } from './event-store.js';
 import { LegacySseEndpoint } from './legacy-sse-endpoint.js';
-import { checkOrigin } from './origin-guard.js';
+import type { OriginGuardOptions } from './origin-guard.js';
+import { routeRequest, type Routes } from './route-request.js';
+import { SessionTable } from './session-table.js';
 import { StreamableHttpEndpoint } from './streamable-http-endpoint.js';
 
 export interface ServeHttpOptions extends SessionOptions {
@@ -66,57 +67,9 @@ export async function serveHttp(upstream: Upstream, options: ServeHttpOptions = 
   const log = options.log ?? stderrLogger();
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
-  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
-  const maxSessions = options.maxSessions ?? 1000;
-  const { allowedOrigins, allowedHosts, serverInfo, timeouts } = options;
-  const sessionOptions: SessionOptions = { log, ...(serverInfo ? { serverInfo } : {}), ...(timeouts ? { timeouts } : {}) };
-  const guard = { loopback: LOOPBACK.has(host), ...(allowedOrigins ? { allowedOrigins } : {}), ...(allowedHosts ? { allowedHosts } : {}) };
-  const authenticate: Authenticator | undefined = options.auth && authenticator(options.auth);
-  const sessionCount = (): number => streamable.size + (legacy?.size ?? 0);
-  const admitSession = (): void => {
-    if (sessionCount() >= maxSessions) {
-      throw new HttpError(503, `Service Unavailable: the server already has ${maxSessions} sessions`, { headers: { 'retry-after': '5' } });
-    }
-  };
-
-  const streamable = new StreamableHttpEndpoint({
-    upstream,
-    session: sessionOptions,
-    log,
-    store: options.eventStore === false ? undefined : (options.eventStore ?? new MemoryEventStore()),
-    standaloneSse: options.standaloneSse ?? true,
-    maxBodyBytes,
-    admitSession,
-    maxInFlightPerSession: options.maxInFlightPerSession ?? 100,
-  });
-  const sse = options.sse === true ? {} : options.sse || undefined;
-  const ssePath = sse?.path ?? '/sse';
-  const messagesPath = sse?.messagesPath ?? '/messages';
-  const legacy = sse && new LegacySseEndpoint({ upstream, session: sessionOptions, messagesPath, maxBodyBytes, admitSession });
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const origin = checkOrigin(req, guard);
-    if (origin !== undefined) {
-      res.setHeader('access-control-allow-origin', origin);
-      res.setHeader('vary', 'Origin');
-      res.setHeader('access-control-expose-headers', 'mcp-session-id, www-authenticate');
-    }
-    if (req.method === 'OPTIONS' && origin !== undefined) {
-      res.writeHead(204, {
-        'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
-        'access-control-allow-headers': 'content-type, accept, authorization, x-api-key, mcp-session-id, mcp-protocol-version, last-event-id',
-        'access-control-max-age': '600',
-      }).end();
-      return;
-    }
-    const url = new URL(req.url ?? '/', 'http://mcp-chain.invalid');
-    const known = url.pathname === path || (legacy !== undefined && (url.pathname === ssePath || url.pathname === messagesPath));
-    if (!known) throw new HttpError(404, `Not Found: ${url.pathname}`);
-    const identity: Identity | undefined = authenticate?.(req);
-    if (url.pathname === path) return streamable.handle(req, res, identity);
-    if (url.pathname === ssePath) return legacy?.open(req, res, identity);
-    return legacy?.post(req, res, url, identity);
-  };
+  // One table for both fronts: the session limit, expiry and shutdown cover them all.
+  const sessions = new SessionTable({ maxSessions: options.maxSessions ?? 1000, log });
+  const handle = routeRequest(routesOf(upstream, options, { log, host, path, sessions }));
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => respondWithError(res, error, log));
@@ -124,45 +77,77 @@ export async function serveHttp(upstream: Upstream, options: ServeHttpOptions = 
   // Long SSE streams and slow tools: no idle timeout on responses; headers must still come quickly.
   server.requestTimeout = 0;
   server.headersTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 3000, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${shownHost}:${address.port}${path}`;
-
-  const ttl = options.sessionTtlMs ?? 30 * 60_000;
-  const sweeper = setInterval(() => streamable.expire(ttl), Math.max(1000, Math.min(ttl / 4, 60_000)));
-  sweeper.unref();
-  const keepAliveMs = options.sseKeepAliveMs ?? 25_000;
-  const keepAlive = keepAliveMs > 0
-    ? setInterval(() => {
-        streamable.keepAlive();
-        legacy?.keepAlive();
-      }, keepAliveMs)
-    : undefined;
-  keepAlive?.unref();
+  const url = endpointUrl(await listen(server, options.port ?? 3000, host), path);
+  const stopUpkeep = sessions.startUpkeep(options.sessionTtlMs ?? 30 * 60_000, options.sseKeepAliveMs ?? 25_000);
 
   let closing: Promise<void> | undefined;
   return {
     url,
     server,
     get sessions() {
-      return sessionCount();
+      return sessions.size;
     },
     close: () => (closing ??= (async () => {
-      clearInterval(sweeper);
-      clearInterval(keepAlive);
+      stopUpkeep();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      await Promise.all([streamable.close(), legacy?.close()]);
+      await sessions.close();
       server.closeAllConnections();
       await stopped;
     })()),
   };
+}
+
+/** What {@link routesOf} needs beside the user's options. */
+interface Basics {
+  log: Logger;
+  host: string;
+  path: string;
+  sessions: SessionTable;
+}
+
+/** The endpoints (Streamable HTTP, and legacy HTTP+SSE if asked for) and the gate before them. */
+function routesOf(upstream: Upstream, options: ServeHttpOptions, basics: Basics): Routes {
+  const { log, host, path, sessions } = basics;
+  const { allowedOrigins, allowedHosts, serverInfo, timeouts } = options;
+  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const session: SessionOptions = { log, ...(serverInfo ? { serverInfo } : {}), ...(timeouts ? { timeouts } : {}) };
+  const guard: OriginGuardOptions = { loopback: LOOPBACK.has(host), ...(allowedOrigins ? { allowedOrigins } : {}), ...(allowedHosts ? { allowedHosts } : {}) };
+  const streamable = new StreamableHttpEndpoint({
+    upstream,
+    session,
+    log,
+    store: options.eventStore === false ? undefined : (options.eventStore ?? new MemoryEventStore()),
+    standaloneSse: options.standaloneSse ?? true,
+    maxBodyBytes,
+    sessions,
+    maxInFlightPerSession: options.maxInFlightPerSession ?? 100,
+  });
+  const sse = options.sse === true ? {} : options.sse || undefined;
+  const messagesPath = sse?.messagesPath ?? '/messages';
+  const legacy = sse && {
+    endpoint: new LegacySseEndpoint({ upstream, session, messagesPath, maxBodyBytes, sessions }),
+    ssePath: sse.path ?? '/sse',
+    messagesPath,
+  };
+  return { path, streamable, legacy, guard, authenticate: options.auth && authenticator(options.auth) };
+}
+
+/** Listens on `host:port` (0: a free port), resolving once bound, rejecting if it cannot be. */
+async function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server.address() as AddressInfo;
+}
+
+/** The URL clients use, with the address actually bound (an IPv6 one in brackets). */
+function endpointUrl(address: AddressInfo, path: string): string {
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${shownHost}:${address.port}${path}`;
 }
 
 /** The one place HTTP errors reach the wire. */

@@ -76,7 +76,7 @@ export class SseStream {
    * and finds connections that are gone.
    */
   keepAlive(): void {
-    this.#res?.write(': keep-alive\n\n');
+    this.#res?.write(KEEP_ALIVE);
   }
 
   /** Ends the connection (the stream is over). */
@@ -87,10 +87,30 @@ export class SseStream {
   }
 }
 
-/** An SSE event; ids only when the stream can be resumed, `data` '' for a priming event. */
+/**
+ * The one SSE encoder of the HTTP front (both the Streamable HTTP and the legacy HTTP+SSE
+ * streams go through it). `data` may span lines: a JSON text forwarded as it came (a remembered
+ * raw member, see `message/raw-json.ts`) keeps the line breaks its sender put between tokens, and
+ * a raw line break would end the `data:` field there. Each line becomes a `data:` line of its own,
+ * which the client joins again with `\n` (insignificant whitespace in JSON, where a line break can
+ * only stand between tokens). CR, LF and CRLF all end a line in SSE.
+ */
+export function encodeEvent(event: string | undefined, data: string, id?: string): string {
+  const head = (id === undefined ? '' : `id: ${id}\n`) + (event === undefined ? '' : `event: ${event}\n`);
+  const body = LINE_BREAK.test(data) ? data.split(LINE_BREAKS).join('\ndata: ') : data;
+  return `${head}data: ${body}\n\n`;
+}
+
+const LINE_BREAK = /[\r\n]/;
+const LINE_BREAKS = /\r\n|\r|\n/;
+
+/** An SSE comment (clients ignore it): keeps idle proxies from cutting a quiet stream. */
+export const KEEP_ALIVE = ': keep-alive\n\n';
+
+/** A `message` event; ids only when the stream can be resumed, `data` '' for a priming event. */
 export function formatEvent(id: string, data: string, withId: boolean): string {
-  if (data === '') return `id: ${id}\ndata: \n\n`;
-  return withId ? `id: ${id}\nevent: message\ndata: ${data}\n\n` : `event: message\ndata: ${data}\n\n`;
+  if (data === '') return encodeEvent(undefined, '', id);
+  return encodeEvent('message', data, withId ? id : undefined);
 }
 
 /** Writes stored events to a resuming connection. */

@@ -1,12 +1,9 @@
-import { isUtf8 } from 'node:buffer';
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '../../errors/error-code.js';
 import { HttpError } from '../../errors/http-error.js';
 import type { Logger } from '../../log/logger.js';
-import { errorResponse, type JsonRpcId, type JsonRpcResponse } from '../../message/jsonrpc.js';
-import { classifyMessage, isJsonObject } from '../../message/parse-message.js';
-import { RAW_THRESHOLD_BYTES, rememberRawMember } from '../../message/raw-json.js';
+import type { JsonRpcResponse } from '../../message/jsonrpc.js';
+import { classifyMessage } from '../../message/parse-message.js';
 import { Session, type SessionOptions } from '../../session/session.js';
 import { isSupportedVersion, supportsBatches } from '../../spec/versions.js';
 import type { Identity } from '../../core/session-info.js';
@@ -14,7 +11,8 @@ import type { Upstream } from '../../core/upstream.js';
 import { accepts } from './accepts.js';
 import type { EventStore } from './event-store.js';
 import { HttpSessionTransport } from './http-session-transport.js';
-import { readBody } from './read-body.js';
+import { readPostBody, sortPostMessages, type PostBody, type SortedMessages } from './post-messages.js';
+import type { SessionEntry, SessionTable } from './session-table.js';
 
 export interface StreamableHttpOptions {
   upstream: Upstream;
@@ -25,19 +23,12 @@ export interface StreamableHttpOptions {
   /** Offer the standalone GET stream (else GET is 405). */
   standaloneSse: boolean;
   maxBodyBytes: number;
-  /** Throws 503 when the server (all its fronts) has as many sessions as it may. */
-  admitSession: () => void;
+  /** The server's sessions, of both fronts (limit, expiry, shutdown). */
+  sessions: SessionTable;
   maxInFlightPerSession: number;
 }
 
-interface HttpSession {
-  readonly id: string;
-  readonly transport: HttpSessionTransport;
-  readonly session: Session;
-  readonly identity: Identity | undefined;
-  lastSeen: number;
-}
-
+type HttpSession = SessionEntry<HttpSessionTransport>;
 
 /**
  * The MCP endpoint of the Streamable HTTP transport (protocol 2025-03-26 and later): POST carries
@@ -47,14 +38,9 @@ interface HttpSession {
  */
 export class StreamableHttpEndpoint {
   readonly #options: StreamableHttpOptions;
-  readonly #sessions = new Map<string, HttpSession>();
 
   constructor(options: StreamableHttpOptions) {
     this.#options = options;
-  }
-
-  get size(): number {
-    return this.#sessions.size;
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, identity: Identity | undefined): Promise<void> {
@@ -73,93 +59,39 @@ export class StreamableHttpEndpoint {
     }
   }
 
-  /** Ends the sessions idle for longer than `ttlMs` (no request, no open stream). */
-  expire(ttlMs: number, now = Date.now()): void {
-    for (const entry of this.#sessions.values()) {
-      if (now - entry.lastSeen > ttlMs && entry.transport.inFlight === 0 && !entry.transport.connected) {
-        this.#options.log.info('session expired', { session: entry.id.slice(0, 8) });
-        void entry.session.close();
-      }
-    }
-  }
-
-  /** A keep-alive comment on every open SSE stream. */
-  keepAlive(): void {
-    for (const entry of this.#sessions.values()) entry.transport.keepAlive();
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([...this.#sessions.values()].map((entry) => entry.session.close()));
-  }
-
   async #post(req: IncomingMessage, res: ServerResponse, identity: Identity | undefined): Promise<void> {
-    if (!accepts(req.headers.accept, 'application/json') || !accepts(req.headers.accept, 'text/event-stream')) {
-      throw new HttpError(406, 'Not Acceptable: the client must accept both application/json and text/event-stream');
-    }
-    const type = req.headers['content-type'] ?? '';
-    if (!/^application\/json\s*(;|$)/i.test(type)) {
-      throw new HttpError(415, 'Unsupported Media Type: the body must be application/json');
-    }
-    const body = await readBody(req, this.#options.maxBodyBytes);
-    const parsed = parseBody(body);
-    const batch = Array.isArray(parsed);
-    const values: unknown[] = batch ? parsed : [parsed];
-    if (values.length === 0) throw new HttpError(400, 'Invalid Request: empty batch', { code: ErrorCode.InvalidRequest });
-
+    checkPostHeaders(req);
+    const body = await readPostBody(req, this.#options.maxBodyBytes);
     const sessionId = req.headers['mcp-session-id'];
-    const entry = sessionId === undefined ? this.#open(values, batch, identity) : this.#find(sessionId, identity);
+    const initialize = sessionId === undefined;
+    const entry = initialize ? this.#open(body, identity) : this.#find(sessionId, identity);
     entry.lastSeen = Date.now();
-    const version = entry.session.info.protocolVersion;
-    if (batch && !(version !== undefined && supportsBatches(version))) {
-      throw new HttpError(400, `Invalid Request: batches are not supported in protocol version ${version ?? '(none yet)'}`, {
-        code: ErrorCode.InvalidRequest,
-      });
-    }
+    checkBatchAllowed(entry.session, body.batch);
+    const sorted = sortPostMessages(body, entry.transport);
+    this.#checkInFlight(entry.transport, sorted, body.batch);
+    if (sorted.waiting.length === 0) answerWithoutRequests(res, entry.transport, sorted);
+    else this.#exchange(res, entry, sorted, body.batch, initialize);
+  }
 
-    // Sort the messages: requests wait for answers; invalid ones are answered here.
-    const waiting: JsonRpcId[] = [];
-    const forward: unknown[] = [];
-    const answers: JsonRpcResponse[] = [];
-    for (const value of values) {
-      const classified = classifyMessage(value);
-      if (classified.kind === 'invalid') {
-        if (!batch) throw new HttpError(400, classified.error.message, { code: classified.error.code, id: classified.id });
-        answers.push(errorResponse(classified.id, classified.error));
-        continue;
-      }
-      if (classified.kind === 'request') {
-        const { id } = classified.message;
-        if (entry.transport.has(id) || waiting.includes(id)) {
-          const message = `Invalid Request: id ${JSON.stringify(id)} is already in use by a request in flight`;
-          if (!batch) throw new HttpError(400, message, { code: ErrorCode.InvalidRequest, id });
-          answers.push(errorResponse(id, { code: ErrorCode.InvalidRequest, message }));
-          continue;
-        }
-        waiting.push(id);
-      }
-      forward.push(value);
-    }
-    if (waiting.length > 0 && entry.transport.inFlight + waiting.length > this.#options.maxInFlightPerSession) {
-      throw new HttpError(429, `Too Many Requests: at most ${this.#options.maxInFlightPerSession} requests in flight per session`, {
+  /** 429 when the POST's requests would take the session over its limit of requests in flight. */
+  #checkInFlight(transport: HttpSessionTransport, sorted: SortedMessages, batch: boolean): void {
+    const { waiting } = sorted;
+    const max = this.#options.maxInFlightPerSession;
+    if (waiting.length > 0 && transport.inFlight + waiting.length > max) {
+      throw new HttpError(429, `Too Many Requests: at most ${max} requests in flight per session`, {
         code: ErrorCode.InvalidRequest,
         id: batch ? null : (waiting[0] ?? null),
       });
     }
-    if (waiting.length === 0) {
-      entry.transport.accept(forward);
-      if (answers.length > 0) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answers));
-      } else {
-        res.writeHead(202).end();
-      }
-      return;
-    }
-    const initialize = sessionId === undefined;
-    entry.transport.exchange(res, forward, {
-      waiting,
+  }
+
+  /** A POST with requests: its answer (JSON or SSE) goes out as they are answered. */
+  #exchange(res: ServerResponse, entry: HttpSession, sorted: SortedMessages, batch: boolean, initialize: boolean): void {
+    entry.transport.exchange(res, sorted.forward, {
+      waiting: sorted.waiting,
       batch,
       headers: initialize ? { 'mcp-session-id': entry.id } : {},
-      answers,
+      answers: sorted.answers,
       ...(initialize
         ? { onAnswer: (response: JsonRpcResponse) => {
             // A session whose initialize failed is of no use: the client starts another.
@@ -198,40 +130,37 @@ export class StreamableHttpEndpoint {
   }
 
   /** A POST without a session id: only a lone `initialize` may start a session. */
-  #open(values: unknown[], batch: boolean, identity: Identity | undefined): HttpSession {
-    const [first] = values;
-    const classified = batch ? undefined : classifyMessage(first);
+  #open(body: PostBody, identity: Identity | undefined): HttpSession {
+    const [first] = body.values;
+    const classified = body.batch ? undefined : classifyMessage(first);
     const isInitialize = classified?.kind === 'request' && classified.message.method === 'initialize';
     if (!isInitialize) {
       throw new HttpError(400, 'Bad Request: Mcp-Session-Id header is required (only initialize may come without one)');
     }
-    this.#options.admitSession();
-    const id = randomBytes(24).toString('base64url');
-    const log = this.#options.log;
-    const transport: HttpSessionTransport = new HttpSessionTransport({
-      id,
-      store: this.#options.store,
-      // Priming events are for clients at 2025-11-25 and later (older SDKs choke on empty data).
-      priming: (): boolean => (session.info.protocolVersion ?? '') >= '2025-11-25',
-      log,
+    const entry = this.#options.sessions.open((id): HttpSession => {
+      const transport: HttpSessionTransport = new HttpSessionTransport({
+        id,
+        store: this.#options.store,
+        // Priming events are for clients at 2025-11-25 and later (older SDKs choke on empty data).
+        priming: (): boolean => (session.info.protocolVersion ?? '') >= '2025-11-25',
+        log: this.#options.log,
+      });
+      const session: Session = new Session(transport, this.#options.upstream, {
+        ...this.#options.session,
+        ...(identity === undefined ? {} : { identity }),
+      });
+      const idle = (): boolean => transport.inFlight === 0 && !transport.connected;
+      return { id, transport, session, identity, idle, lastSeen: Date.now() };
     });
-    const session: Session = new Session(transport, this.#options.upstream, {
-      ...this.#options.session,
-      ...(identity === undefined ? {} : { identity }),
-    });
-    const entry: HttpSession = { id, transport, session, identity, lastSeen: Date.now() };
-    this.#sessions.set(id, entry);
-    session.onclose = () => this.#sessions.delete(id);
-    void session.start();
+    void entry.session.start();
     return entry;
   }
 
   /** The session a request names; 400 without one, 404 if unknown, ended, or someone else's. */
   #find(header: string | string[] | undefined, identity: Identity | undefined): HttpSession {
     if (header === undefined) throw new HttpError(400, 'Bad Request: Mcp-Session-Id header is required');
-    const entry = typeof header === 'string' ? this.#sessions.get(header) : undefined;
-    // Another identity's session is answered like an unknown one: ids are not an oracle.
-    if (!entry || entry.identity?.id !== identity?.id) throw new HttpError(404, 'Not Found: no such session');
+    const entry = typeof header === 'string' ? this.#options.sessions.get(header, identity, HttpSessionTransport) : undefined;
+    if (!entry) throw new HttpError(404, 'Not Found: no such session');
     return entry;
   }
 }
@@ -244,15 +173,33 @@ function checkProtocolVersionHeader(req: IncomingMessage): void {
   }
 }
 
-function parseBody(body: Buffer): unknown {
-  if (!isUtf8(body)) throw new HttpError(400, 'Parse error: the body is not valid UTF-8', { code: ErrorCode.ParseError });
-  const text = body.toString('utf8');
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new HttpError(400, 'Parse error: the body is not valid JSON', { code: ErrorCode.ParseError });
+/** 406 unless the client takes both answer forms; 415 unless the body is JSON. */
+function checkPostHeaders(req: IncomingMessage): void {
+  if (!accepts(req.headers.accept, 'application/json') || !accepts(req.headers.accept, 'text/event-stream')) {
+    throw new HttpError(406, 'Not Acceptable: the client must accept both application/json and text/event-stream');
   }
-  if (text.length >= RAW_THRESHOLD_BYTES && isJsonObject(value)) rememberRawMember(value, text);
-  return value;
+  const type = req.headers['content-type'] ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    throw new HttpError(415, 'Unsupported Media Type: the body must be application/json');
+  }
+}
+
+/** 400 -32600 for a batch in a session whose protocol version has none (only 2025-03-26 does). */
+function checkBatchAllowed(session: Session, batch: boolean): void {
+  const version = session.info.protocolVersion;
+  if (batch && !(version !== undefined && supportsBatches(version))) {
+    throw new HttpError(400, `Invalid Request: batches are not supported in protocol version ${version ?? '(none yet)'}`, {
+      code: ErrorCode.InvalidRequest,
+    });
+  }
+}
+
+/** A POST of notifications and responses only: 202, or 200 with the answers to its invalid members. */
+function answerWithoutRequests(res: ServerResponse, transport: HttpSessionTransport, sorted: SortedMessages): void {
+  transport.accept(sorted.forward);
+  if (sorted.answers.length > 0) {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(sorted.answers));
+  } else {
+    res.writeHead(202).end();
+  }
 }
