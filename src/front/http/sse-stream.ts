@@ -97,11 +97,11 @@ export class SseStream {
  */
 export function encodeEvent(event: string | undefined, data: string, id?: string): string {
   const head = (id === undefined ? '' : `id: ${id}\n`) + (event === undefined ? '' : `event: ${event}\n`);
-  const body = LINE_BREAK.test(data) ? data.split(LINE_BREAKS).join('\ndata: ') : data;
+  // Two plain scans: far cheaper than a regular expression over a large text (most have no break).
+  const body = data.includes('\n') || data.includes('\r') ? data.split(LINE_BREAKS).join('\ndata: ') : data;
   return `${head}data: ${body}\n\n`;
 }
 
-const LINE_BREAK = /[\r\n]/;
 const LINE_BREAKS = /\r\n|\r|\n/;
 
 /** An SSE comment (clients ignore it): keeps idle proxies from cutting a quiet stream. */
