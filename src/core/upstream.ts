@@ -2,6 +2,7 @@ import type { McpMessage, Result } from '../message/jsonrpc.js';
 import type { Downstream } from './downstream.js';
 import type { RequestScope } from './request-scope.js';
 import type { SessionInfo } from './session-info.js';
+import type { UpstreamStatusListener } from './upstream-status.js';
 
 /** One live connection to an upstream, opened for one downstream session. */
 export interface UpstreamConnection {
@@ -15,6 +16,13 @@ export interface UpstreamConnection {
    */
   pause?(): void;
   resume?(): void;
+  /**
+   * Tells `listener` when the connection goes down, and when it is up again (restarted or not):
+   * see {@link UpstreamStatus} for when each fires. Returns the function that stops it. Optional:
+   * a connection without it never goes down (an in-process server). Costs nothing when nobody
+   * listens; listeners are released on `close()`.
+   */
+  onStatus?(listener: UpstreamStatusListener): () => void;
 }
 
 /**
