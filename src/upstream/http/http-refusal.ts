@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { McpError } from '../../errors/mcp-error.js';
 import type { JsonRpcErrorObject } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
-import { readBody } from './read-body.js';
+import { readResponseText } from './read-response-text.js';
 import { transportError } from './transport-error.js';
 
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -13,7 +13,7 @@ const ERROR_BODY_LIMIT = 64 * 1024;
  */
 export async function httpRefusal(response: IncomingMessage, server: string): Promise<JsonRpcErrorObject | McpError> {
   const status = response.statusCode ?? 0;
-  const body = await readBody(response, ERROR_BODY_LIMIT).catch(() => undefined);
+  const body = await readResponseText(response, ERROR_BODY_LIMIT).catch(() => undefined);
   const error = body === undefined ? undefined : jsonRpcError(body);
   if (error) return error;
   const reason = response.statusMessage ? ` ${response.statusMessage}` : '';

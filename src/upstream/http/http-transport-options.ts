@@ -1,3 +1,4 @@
+import type { StatusReporter } from '../../core/status-reporter.js';
 import type { Logger } from '../../log/logger.js';
 import type { SessionReplay } from '../session-replay.js';
 import type { HttpClient } from './http-client.js';
@@ -10,4 +11,6 @@ export interface HttpTransportOptions {
   /** What the session told the server, to tell a new server session again. */
   readonly replay: SessionReplay;
   readonly log: Logger;
+  /** Where the transport tells that the server was lost and came back (the connection's listeners). */
+  readonly status: StatusReporter;
 }

@@ -1,3 +1,4 @@
+import { StatusReporter } from '../../core/status-reporter.js';
 import type { Transport } from '../../transport/transport.js';
 import { SessionReplay } from '../session-replay.js';
 import type { Upstream } from '../../core/upstream.js';
@@ -18,7 +19,8 @@ export function remoteUpstream(options: HttpOptions, transport: (options: HttpTr
     connect: (downstream, session) => {
       const log = session.log.child({ upstream: target.name });
       const replay = new SessionReplay();
-      return new HttpConnection(transport({ target, client, replay, log }), replay, downstream, log, target.server);
+      const status = new StatusReporter(log);
+      return new HttpConnection(transport({ target, client, replay, log, status }), { replay, status, downstream, log, server: target.server });
     },
     close: () => {
       client.destroy();

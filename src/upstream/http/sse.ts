@@ -1,6 +1,6 @@
 import type { Upstream } from '../../core/upstream.js';
 import type { HttpOptions } from './http-options.js';
-import { LegacySseTransport } from './legacy-sse-transport.js';
+import { LegacySseClientTransport } from './legacy-sse-client-transport.js';
 import { remoteUpstream } from './remote-upstream.js';
 
 /**
@@ -8,5 +8,5 @@ import { remoteUpstream } from './remote-upstream.js';
  * endpoint (often `/sse`). Prefer {@link http}, which falls back to this by itself.
  */
 export function sse(options: HttpOptions): Upstream {
-  return remoteUpstream(options, (transport) => new LegacySseTransport(transport));
+  return remoteUpstream(options, (transport) => new LegacySseClientTransport(transport));
 }

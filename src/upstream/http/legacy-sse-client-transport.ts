@@ -6,7 +6,7 @@ import type { Transport } from '../../transport/transport.js';
 import { httpRefusal, mediaType } from './http-refusal.js';
 import type { HttpTransportOptions } from './http-transport-options.js';
 import { Inbox } from './inbox.js';
-import { drain } from './read-body.js';
+import { drainResponse } from './drain-response.js';
 import { readSse } from './read-sse.js';
 import { networkCause, transportError } from './transport-error.js';
 
@@ -19,7 +19,7 @@ const OWN_REQUEST_TIMEOUT_MS = 30_000;
  * and the next message opens a new one and initializes the server again (with the client's own
  * parameters, log level and subscriptions).
  */
-export class LegacySseTransport implements Transport {
+export class LegacySseClientTransport implements Transport {
   onmessage?: (value: unknown) => void;
   onmalformed?: (error: McpError, line: string | undefined) => void;
   onclose?: () => void;
@@ -93,12 +93,16 @@ export class LegacySseTransport implements Transport {
       });
     } catch (error) {
       if (id !== undefined) this.#awaiting.delete(id);
-      if (!this.#closed) this.#failed(message, transportError(server, `is unreachable: ${networkCause(error)}`));
+      if (this.#closed) return;
+      const unreachable = `is unreachable: ${networkCause(error)}`;
+      this.#options.status.down(unreachable);
+      this.#failed(message, transportError(server, unreachable));
       return;
     }
     const status = response.statusCode ?? 0;
     if (status >= 200 && status < 300) {
-      drain(response);
+      drainResponse(response);
+      if (!own) this.#options.status.up(false);
       return;
     }
     if (id !== undefined) this.#awaiting.delete(id);
@@ -118,7 +122,8 @@ export class LegacySseTransport implements Transport {
     if (this.#ready) return Promise.resolve(this.#ready);
     this.#connecting ??= (async () => {
       const endpoint = await this.#open();
-      if (this.#streams > 1 && !initializing) {
+      const restarted = this.#streams > 1;
+      if (restarted && !initializing) {
         this.#options.log.info('the upstream SSE stream was reopened; initializing a new session');
         await this.#options.replay.restore({
           request: (message) => this.#inbox.request(message, (request) => void this.#post(request, Promise.resolve(), true), OWN_REQUEST_TIMEOUT_MS),
@@ -126,6 +131,7 @@ export class LegacySseTransport implements Transport {
         }, this.#options.log);
       }
       this.#ready = endpoint;
+      this.#options.status.up(restarted);
       return endpoint;
     })().finally(() => {
       this.#connecting = undefined;
@@ -143,11 +149,13 @@ export class LegacySseTransport implements Transport {
     try {
       response = await client.send(target.url, { method: 'GET', headers: { ...target.headers, accept: 'text/event-stream' }, signal: controller.signal });
     } catch (error) {
-      throw transportError(target.server, `is unreachable: ${networkCause(error)}`);
+      const unreachable = `is unreachable: ${networkCause(error)}`;
+      if (!this.#closed) this.#options.status.down(unreachable);
+      throw transportError(target.server, unreachable);
     }
     const status = response.statusCode ?? 0;
     if (status < 200 || status >= 300 || mediaType(response) !== 'text/event-stream') {
-      drain(response);
+      drainResponse(response);
       throw transportError(target.server, `answered the SSE GET with HTTP ${status} ${mediaType(response) || 'without a body type'}`.trim(), { status });
     }
     return new Promise<URL>((resolve, reject) => {
@@ -194,6 +202,7 @@ export class LegacySseTransport implements Transport {
     this.#stream = undefined;
     if (this.#closed) return;
     this.#options.log.warn('the upstream SSE stream ended', broke === undefined ? {} : { error: broke });
+    this.#options.status.down(broke === undefined ? 'closed the SSE stream' : `broke the SSE stream (${broke})`);
     const error = transportError(this.#options.target.server, broke === undefined ? 'closed the SSE stream before answering' : `broke the SSE stream before answering (${broke})`);
     const waiting = [...this.#awaiting];
     this.#awaiting.clear();

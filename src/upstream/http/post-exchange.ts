@@ -1,0 +1,73 @@
+// The POST exchange of Streamable HTTP: one message POSTed, and its 2xx answer read (JSON, an SSE
+// stream, or nothing for a notification). What a non-2xx answer means is the transport's to decide.
+import type { IncomingMessage } from 'node:http';
+import type { JsonRpcId, JsonRpcMessage } from '../../message/jsonrpc.js';
+import { serializeMessage } from '../../message/raw-json.js';
+import { answersRequest } from './answers-request.js';
+import { readAnswerStream } from './answer-stream.js';
+import { drainResponse } from './drain-response.js';
+import { mediaType } from './http-refusal.js';
+import { readResponseText } from './read-response-text.js';
+import { networkCause, transportError } from './transport-error.js';
+import type { UpstreamSession } from './upstream-session.js';
+
+const ACCEPT_BOTH = 'application/json, text/event-stream';
+
+/**
+ * POSTs one message with the session's headers (none for `initialize`). Resolves with the response
+ * (its body not read yet), or undefined when the server could not be reached: the message has then
+ * failed (its request is answered with -32000) and the connection is down. An aborted POST fails
+ * nothing.
+ */
+export async function sendPost(session: UpstreamSession, message: JsonRpcMessage, signal: AbortSignal): Promise<IncomingMessage | undefined> {
+  const initialize = 'method' in message && message.method === 'initialize';
+  const { client, target, status } = session.options;
+  try {
+    return await client.send(target.url, {
+      method: 'POST',
+      headers: session.headers({ 'content-type': 'application/json', accept: ACCEPT_BOTH }, initialize),
+      body: serializeMessage(message),
+      signal,
+    });
+  } catch (error) {
+    if (signal.aborted) return undefined;
+    const unreachable = `is unreachable: ${networkCause(error)}`;
+    status.down(unreachable);
+    session.fail(message, transportError(target.server, unreachable));
+    return undefined;
+  }
+}
+
+/**
+ * Reads a 2xx answer to a POST: notes the session id the answer to `initialize` carries; a
+ * notification or response gets no body; a request's answer is one JSON body or an SSE stream
+ * (resumed if it breaks). Whatever goes wrong answers request `id` with an error.
+ */
+export async function readPostAnswer(session: UpstreamSession, message: JsonRpcMessage, id: JsonRpcId | undefined, response: IncomingMessage, signal: AbortSignal): Promise<void> {
+  if ('method' in message && message.method === 'initialize') {
+    const header = response.headers['mcp-session-id'];
+    session.id = typeof header === 'string' && header !== '' ? header : undefined;
+    session.expired = false;
+  }
+  if (id === undefined) {
+    drainResponse(response);
+    return;
+  }
+  const type = mediaType(response);
+  const { server, maxMessageBytes } = session.options.target;
+  if (type === 'text/event-stream') {
+    await readAnswerStream(session, id, response, signal);
+  } else if (type === 'application/json') {
+    const body = await readResponseText(response, maxMessageBytes).catch(() => null);
+    if (body === null) {
+      if (!signal.aborted) session.inbox.fail(id, transportError(server, 'broke the connection while answering'));
+    } else if (body === undefined) {
+      session.inbox.fail(id, transportError(server, `answered with more than ${maxMessageBytes} bytes`));
+    } else if (!answersRequest(session.inbox.receive(body), id)) {
+      session.inbox.fail(id, transportError(server, 'answered without a response to the request'));
+    }
+  } else {
+    drainResponse(response);
+    session.inbox.fail(id, transportError(server, `answered HTTP ${response.statusCode ?? 0} with ${type === '' ? 'no content type' : type}, not JSON or an SSE stream`));
+  }
+}
