@@ -118,6 +118,25 @@ describe('http upstream: Streamable HTTP against the SDK server', () => {
     await upstream.close?.();
   });
 
+  test('a notification that finds the session forgotten (404) is sent again on the new session, and what follows it is not held forever', async () => {
+    const upstream = http({ url: fixture.url });
+    const h = await open(upstream);
+    assert.deepEqual(texts(await h.request('tools/call', { name: 'echo', arguments: { text: 'before' } })), ['before']);
+    const before = fixture.sessions.length;
+    const sent = (): number => fixture.requests.filter((r) => r.rpc === 'notifications/roots/list_changed').length;
+    await fixture.expireSessions();
+    // The re-initialization it starts sends notifications/initialized of its own, which must not
+    // wait behind this notification (it waits for the re-initialization): that held every later
+    // message of the session forever.
+    h.notify('notifications/roots/list_changed');
+    assert.deepEqual(texts(await h.request('tools/call', { name: 'echo', arguments: { text: 'after' } })), ['after']);
+    assert.equal(fixture.sessions.length, before + 1);
+    assert.equal(fixture.sessions.at(-1)?.initialized, true);
+    assert.equal(sent(), 2, 'refused with 404 once, then sent on the new session');
+    await h.close();
+    await upstream.close?.();
+  });
+
   test('an answer stream cut mid-response is resumed with Last-Event-ID: nothing lost, nothing twice', async () => {
     const upstream = http({ url: fixture.url });
     const h = await open(upstream);

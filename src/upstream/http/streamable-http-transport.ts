@@ -55,6 +55,12 @@ export class StreamableHttpTransport implements Transport {
   readonly #exchanges = new Map<JsonRpcId, AbortController>();
   /** Settles when the last notification was accepted: later messages wait for it (order). */
   #notified: Promise<void> = Promise.resolve();
+  /**
+   * Settles when the standalone stream of the newest session was answered. The transport's own
+   * `notifications/initialized` waits for it, and only for it: the client's notifications may be
+   * waiting for the very re-initialization that sends it.
+   */
+  #listening: Promise<void> = Promise.resolve();
 
   constructor(options: StreamableHttpTransportOptions) {
     this.#options = options;
@@ -64,7 +70,7 @@ export class StreamableHttpTransport implements Transport {
     this.#standalone = new StandaloneStream(this.#session, (id) => this.#recovery.recover(id));
     this.#recovery = new SessionRecovery(this.#session, this.#standalone, {
       request: (message) => inbox.request(message, (request) => void this.#post(request, Promise.resolve(), true), OWN_REQUEST_TIMEOUT_MS),
-      notify: (message) => this.#post({ jsonrpc: '2.0', ...message }, this.#notified, true),
+      notify: (message) => this.#post({ jsonrpc: '2.0', ...message }, this.#listening, true),
     });
   }
 
@@ -210,6 +216,7 @@ export class StreamableHttpTransport implements Transport {
     const version = message.result.protocolVersion;
     if (typeof version === 'string') this.#session.protocolVersion = version;
     const opened = this.#standalone.open();
+    this.#listening = opened;
     const before = this.#notified;
     this.#notified = Promise.all([before, opened]).then(() => undefined);
   }
