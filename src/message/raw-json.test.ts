@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { McpError } from '../errors/mcp-error.js';
 import type { JsonObject, JsonRpcMessage } from './jsonrpc.js';
 import { encodeMessage, rawTextOf, rememberRawMember, serializeMessage, type SplicedMessage } from './raw-json.js';
 
@@ -101,5 +102,29 @@ describe('raw JSON forwarding', () => {
     const request = parsed(`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":${params}}`);
     const line = serializeMessage({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: request.params as JsonObject });
     assert.equal(line, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":${params}}`);
+  });
+});
+
+describe('serializing what JSON.stringify cannot (nested too deeply for its recursion)', () => {
+  const deep = (): JsonObject => ({ deep: JSON.parse('['.repeat(100_000) + ']'.repeat(100_000)) as unknown });
+
+  test('a response becomes an error response for the same id', () => {
+    const expected = '{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"Internal error: the answer is nested too deeply to forward"}}';
+    assert.equal(serializeMessage({ jsonrpc: '2.0', id: 4, result: deep() }), expected);
+    assert.equal(encodeMessage({ jsonrpc: '2.0', id: 4, result: deep() }), expected);
+  });
+
+  test('a request or notification is refused with -32600: the sender gets the error, nothing reaches the wire', () => {
+    for (const message of [{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: deep() }, { jsonrpc: '2.0', method: 'notifications/message', params: deep() }] as const) {
+      assert.throws(() => serializeMessage(message), (error: unknown) => error instanceof McpError && error.code === -32600 && /nested too deeply/.test(error.message));
+    }
+  });
+
+  test('in a batch, only the answer that cannot be written is replaced', () => {
+    const line = serializeMessage([{ jsonrpc: '2.0', id: 1, result: {} }, { jsonrpc: '2.0', id: 2, result: deep() }]);
+    assert.deepEqual(JSON.parse(line), [
+      { jsonrpc: '2.0', id: 1, result: {} },
+      { jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'Internal error: the answer is nested too deeply to forward' } },
+    ]);
   });
 });

@@ -1,3 +1,5 @@
+import { ErrorCode } from '../errors/error-code.js';
+import { McpError } from '../errors/mcp-error.js';
 import type { JsonObject, JsonRpcMessage } from './jsonrpc.js';
 
 /**
@@ -94,9 +96,9 @@ function permutations(items: string[]): string[][] {
 
 /** One message (or batch) as a line of JSON, reusing remembered text where it can. */
 export function serializeMessage(message: JsonRpcMessage | JsonRpcMessage[]): string {
-  if (Array.isArray(message)) return JSON.stringify(message);
+  if (Array.isArray(message)) return stringifyBatch(message);
   const raw = rawMemberOf(message);
-  return raw === undefined ? JSON.stringify(message) : headOf(message) + raw.text + '}';
+  return raw === undefined ? stringify(message) : headOf(message) + raw.text + '}';
 }
 
 /**
@@ -105,11 +107,36 @@ export function serializeMessage(message: JsonRpcMessage | JsonRpcMessage[]): st
  * send buffers as they are. One lookup either way: this is on the path of every message.
  */
 export function encodeMessage(message: JsonRpcMessage | JsonRpcMessage[]): string | SplicedMessage {
-  if (Array.isArray(message)) return JSON.stringify(message);
+  if (Array.isArray(message)) return stringifyBatch(message);
   const raw = rawMemberOf(message);
-  if (raw === undefined) return JSON.stringify(message);
+  if (raw === undefined) return stringify(message);
   if (raw.bytes === undefined) return headOf(message) + raw.text + '}';
   return { head: headOf(message), bytes: raw.bytes, tail: '}' };
+}
+
+/**
+ * JSON.parse takes any depth, but JSON.stringify recurses and overflows the stack a few thousand
+ * levels down. A response that deep is replaced by an error response for the same id, so the
+ * request is still answered; a request or notification is refused with -32600 (the sender's
+ * `send` throws), so nothing crashes the process and nothing half-written reaches the wire.
+ */
+function stringify(message: JsonRpcMessage): string {
+  try {
+    return JSON.stringify(message);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    if ('method' in message) throw new McpError(ErrorCode.InvalidRequest, `Invalid Request: ${message.method} is nested too deeply to forward`);
+    return JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InternalError, message: 'Internal error: the answer is nested too deeply to forward' } });
+  }
+}
+
+function stringifyBatch(messages: JsonRpcMessage[]): string {
+  try {
+    return JSON.stringify(messages);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return `[${messages.map(stringify).join(',')}]`;
+  }
 }
 
 function rawMemberOf(message: JsonRpcMessage): Raw | undefined {

@@ -155,16 +155,28 @@ export class Peer {
       const request: JsonRpcRequest = params === undefined
         ? { jsonrpc: '2.0', id, method: message.method }
         : { jsonrpc: '2.0', id, method: message.method, params };
-      this.#send(request, relatedTo);
+      try {
+        this.#send(request, relatedTo);
+      } catch (error) {
+        // Could not be written at all (nested too deeply to serialize): nothing is pending.
+        this.#pending.delete(id);
+        pending.cleanup();
+        reject(error);
+      }
     });
   }
 
   /** `relatedTo`: the id of the other side's request this notification belongs to, if any. */
   notify(message: McpMessage, relatedTo?: JsonRpcId): void {
     if (this.#closedWith) return;
-    this.#send(message.params === undefined
-      ? { jsonrpc: '2.0', method: message.method }
-      : { jsonrpc: '2.0', method: message.method, params: message.params }, relatedTo);
+    try {
+      this.#send(message.params === undefined
+        ? { jsonrpc: '2.0', method: message.method }
+        : { jsonrpc: '2.0', method: message.method, params: message.params }, relatedTo);
+    } catch (error) {
+      // A notification has no answer to carry the error: it is dropped, and said so.
+      this.#options.log.warn('dropped a notification that could not be sent', { method: message.method, reason: error instanceof Error ? error.message : String(error) });
+    }
   }
 
   /**

@@ -83,10 +83,15 @@ export function lint(options: LintOptions = {}): LintMiddleware {
  * they get (the chain forwards an unchanged object's original bytes). Freezing them here makes a
  * middleware that mutates one fail loudly in tests (a TypeError in strict mode).
  */
-function deepFreeze(value: unknown): void {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const member of Object.values(value)) deepFreeze(member);
+/** Iterative, with its own stack: a message may be nested far deeper than the call stack allows. */
+function deepFreeze(root: unknown): void {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value !== 'object' || value === null || Object.isFrozen(value)) continue;
+    Object.freeze(value);
+    for (const member of Object.values(value)) stack.push(member);
+  }
 }
 
 function checkMessage({ message, kind, direction }: Context): string[] {

@@ -75,7 +75,13 @@ export function log(options: LogOptions = {}): LogMiddleware {
     const finish = (outcome: LogEntry['outcome'], error?: unknown): void => {
       if (done) return;
       done = true;
-      out.write(entry(ctx, time, performance.now() - start, outcome, error, includeParams));
+      const line = entry(ctx, time, performance.now() - start, outcome, error, includeParams);
+      try {
+        out.write(line);
+      } catch {
+        // params nested too deeply to serialize: the line is still written, without them.
+        out.write({ ...line, params: { unloggable: 'nested too deeply to serialize' } });
+      }
     };
     const unsubscribe = ctx.onAbort((reason) => {
       // A cancel by the client is 'cancelled'; a timeout or a session that ended is an error.
