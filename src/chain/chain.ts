@@ -63,6 +63,8 @@ export class Chain implements Upstream {
       close: () => inner.close(),
       pause: () => inner.pause?.(),
       resume: () => inner.resume?.(),
+      // The terminal's health, unchanged: a chain goes down and up when its upstream does.
+      onStatus: (listener) => inner.onStatus?.(listener) ?? (() => undefined),
     };
   }
 }

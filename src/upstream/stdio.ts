@@ -13,7 +13,9 @@ import { spawnServer, type ServerCommand, type SpawnedServer } from './spawn-ser
 import { requestScope, type RequestScope } from '../core/request-scope.js';
 import type { Downstream } from '../core/downstream.js';
 import type { SessionInfo } from '../core/session-info.js';
+import { StatusReporter } from '../core/status-reporter.js';
 import type { Upstream, UpstreamConnection } from '../core/upstream.js';
+import type { UpstreamStatusListener } from '../core/upstream-status.js';
 
 /** A stdio server: how to start it (command, args, env, inheritEnv, cwd), and how to run it. */
 export interface StdioOptions extends ServerCommand {
@@ -78,6 +80,8 @@ class StdioConnection implements UpstreamConnection {
   #adopted: SpawnedServer | undefined;
   /** Nested pauses asked by the session (the client is not reading what we relay). */
   #paused = 0;
+  /** Down when the server exits on its own; up once a restarted one is re-initialized. */
+  readonly #status: StatusReporter;
 
   constructor(options: StdioOptions, downstream: Downstream, session: SessionInfo, adopted?: SpawnedServer) {
     this.#options = options;
@@ -85,6 +89,7 @@ class StdioConnection implements UpstreamConnection {
     this.#downstream = downstream;
     this.#name = options.name ?? options.command.split('/').pop() ?? options.command;
     this.#log = session.log.child({ upstream: this.#name });
+    this.#status = new StatusReporter(this.#log);
     // Start now, so the server boots while the client is still connecting; a failure to start is
     // reported to the first request.
     if (options.lazy !== true) this.#ready(false).catch(() => undefined);
@@ -124,8 +129,14 @@ class StdioConnection implements UpstreamConnection {
     if (this.#paused > 0 && --this.#paused === 0) this.#running?.transport.resume();
   }
 
+  /** Down when the server exits or crashes (or cannot be started); up, restarted, once the next message restarted it. */
+  onStatus(listener: UpstreamStatusListener): () => void {
+    return this.#status.subscribe(listener);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
+    this.#status.close();
     const running = this.#running;
     if (!running) return;
     await running.peer.close(new McpError(ErrorCode.ConnectionClosed, `Upstream ${this.#name} closed`));
@@ -165,6 +176,7 @@ class StdioConnection implements UpstreamConnection {
         notify: (message) => peer.notify(message),
       }, this.#log);
     }
+    this.#status.up(true);
     return running.peer;
   }
 
@@ -175,8 +187,10 @@ class StdioConnection implements UpstreamConnection {
     try {
       await spawned.started;
     } catch (error) {
+      const reason = `could not start: ${error instanceof Error ? error.message : String(error)}`;
       this.#crashed();
-      throw new McpError(ErrorCode.ConnectionClosed, `Upstream ${this.#name} could not start: ${error instanceof Error ? error.message : String(error)}`);
+      if (!this.#closed) this.#status.down(reason);
+      throw new McpError(ErrorCode.ConnectionClosed, `Upstream ${this.#name} ${reason}`);
     }
     trackProcessGroup(spawned.child);
     return this.#attach(spawned.child);
@@ -223,11 +237,12 @@ class StdioConnection implements UpstreamConnection {
         splitter.flush();
         hold(false);
         const how = signal ? `signal ${signal}` : `code ${String(code)}`;
+        if (this.#running?.child === child) this.#running = undefined;
         if (!this.#closed) {
           this.#log.warn(`upstream exited (${how})`);
           this.#crashed();
+          this.#status.down(`exited (${how})`);
         }
-        if (this.#running?.child === child) this.#running = undefined;
         void peer.close(new McpError(ErrorCode.ConnectionClosed, `Upstream ${this.#name} exited (${how}) before answering`));
         resolve();
       });

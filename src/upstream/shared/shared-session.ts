@@ -6,6 +6,7 @@ import { requestScope, type RequestScope } from '../../core/request-scope.js';
 import type { Downstream } from '../../core/downstream.js';
 import type { SessionInfo } from '../../core/session-info.js';
 import type { UpstreamConnection } from '../../core/upstream.js';
+import type { UpstreamStatusListener } from '../../core/upstream-status.js';
 
 /** What a {@link SharedSession} asks of the shared upstream it belongs to. */
 export interface SharedHub {
@@ -13,6 +14,8 @@ export interface SharedHub {
   forward(member: SharedSession, message: McpMessage, scope: RequestScope): Promise<Result>;
   notify(member: SharedSession, message: McpMessage): Promise<void>;
   leave(member: SharedSession): Promise<void>;
+  /** Listens to the one shared connection's status; returns the function that stops it. */
+  onStatus(listener: UpstreamStatusListener): () => void;
 }
 
 /**
@@ -29,6 +32,8 @@ export class SharedSession implements UpstreamConnection {
   readonly #inFlight = new Map<CancelScope, Downstream | undefined>();
   #ready = false;
   #closing: Promise<void> | undefined;
+  /** What stops this session's status listeners, when it ends. */
+  readonly #listening = new Set<() => void>();
 
   constructor(hub: SharedHub, downstream: Downstream, info: SessionInfo) {
     this.#hub = hub;
@@ -79,6 +84,21 @@ export class SharedSession implements UpstreamConnection {
     return target.request(message, scope);
   }
 
+  /**
+   * The shared connection's status: every session sees the same events (the upstream went down,
+   * came back, restarted). This session's listeners are released when it ends.
+   */
+  onStatus(listener: UpstreamStatusListener): () => void {
+    if (this.#closing) return () => undefined;
+    const unsubscribe = this.#hub.onStatus(listener);
+    const stop = (): void => {
+      this.#listening.delete(stop);
+      unsubscribe();
+    };
+    this.#listening.add(stop);
+    return stop;
+  }
+
   /** Delivers a server notification, logging nothing if the session is gone meanwhile. */
   deliver(message: McpMessage): void {
     this.downstream.notify(message).catch(() => undefined);
@@ -92,6 +112,7 @@ export class SharedSession implements UpstreamConnection {
     if (this.#closing) return this.#closing;
     const closed = new McpError(ErrorCode.ConnectionClosed, 'Session closed');
     for (const cancel of this.#inFlight.keys()) cancel.abort(closed);
+    for (const stop of [...this.#listening]) stop();
     this.#closing = this.#hub.leave(this);
     return this.#closing;
   }

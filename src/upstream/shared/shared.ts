@@ -119,6 +119,7 @@ export class SharedUpstream implements Upstream {
     forward: (member, message, scope) => this.#forward(member, message, scope),
     notify: (_member, message) => this.#notifyUpstream(message),
     leave: (member) => this.#leave(member),
+    onStatus: (listener) => this.#inner?.onStatus?.(listener) ?? (() => undefined),
   };
 
   /**
