@@ -8,6 +8,7 @@
  *   node --import tsx bench/run.ts --quick          # smoke run (1 round, tiny counts), as in CI
  *   node --import tsx bench/run.ts --rounds 3 --targets none,mw-0 --out /tmp/bench
  *   node --import tsx bench/run.ts --report bench/results/latest.jsonl   # the tables again, no run
+ *   node --import tsx bench/run.ts --baseline /tmp/before   # before/after: another checkout's build beside ours
  *
  * Two groups of targets, each against its own baseline: stdio (mcp-chain's stdio front and
  * chains vs "no proxy", with two reference proxies that do nothing useful — a byte pipe and a
@@ -76,7 +77,27 @@ const benchModules = join(root, '.cache', 'bench');
 /** Baseline of each transport group: ratios in its table are to this target. */
 const BASE = { stdio: 'none', http: 'sdk-http' } as const;
 
-function targets(logFile: string): TargetSpec[] {
+/** The mcp-chain targets repeated for another build (`--baseline <checkout>`), to compare builds in one run. */
+const BASELINE_TARGETS = ['mw-0', 'noop-10', 'real', 'chain-http'];
+
+function targets(logFile: string, baseline?: string): TargetSpec[] {
+  const ours = ownTargets(logFile);
+  if (baseline === undefined) return ours;
+  const elsewhere = (arg: string): string =>
+    arg.startsWith(join(root, 'dist')) || arg.startsWith(join(root, 'bench', 'chains')) ? join(baseline, arg.slice(root.length)) : arg;
+  const copies = ours
+    .filter((t) => BASELINE_TARGETS.includes(t.id))
+    .map((t): TargetSpec => ({ ...t, id: `${t.id}@base`, label: `${t.label} (baseline)`, args: t.args.map(elsewhere) }));
+  const out: TargetSpec[] = [];
+  for (const t of ours) {
+    out.push(t);
+    const copy = copies.find((c) => c.id === `${t.id}@base`);
+    if (copy) out.push(copy);
+  }
+  return out;
+}
+
+function ownTargets(logFile: string): TargetSpec[] {
   const node = process.execPath;
   const env = { ...process.env, BENCH_TOOLS: String(TOOLS), BENCH_LOG_FILE: logFile } as Record<string, string>;
   delete env.NODE_TEST_CONTEXT; // when run from the test runner: the children are not tests
@@ -632,7 +653,8 @@ function report(file: string): string {
   if (!meta) throw new Error(`${file} has no meta line: not a bench JSONL`);
   const rows = records.filter((r): r is Row => r.type === 'measurement');
   const done = records.find((r) => r.type === 'done');
-  const all = targets('');
+  const all = targets('', root); // with the @base copies, for their labels
+
   const specs = meta.targets.map(
     (id): TargetSpec => all.find((t) => t.id === id) ?? { id, label: id, proxy: true, transport: 'stdio', command: '', args: [], env: {} },
   );
@@ -649,6 +671,8 @@ async function main(): Promise<number> {
       out: { type: 'string' },
       report: { type: 'string' },
       transport: { type: 'string', default: 'all' },
+      // A checkout of another build (with dist/ built): its mcp-chain targets run beside ours.
+      baseline: { type: 'string' },
     },
   });
   if (values.report !== undefined) {
@@ -664,7 +688,7 @@ async function main(): Promise<number> {
   const work = join(tmpdir(), `mcp-chain-bench-${process.pid}`);
   mkdirSync(work, { recursive: true });
   cleanups.push(() => rmSync(work, { recursive: true, force: true }));
-  const all = targets(join(work, 'log.jsonl'));
+  const all = targets(join(work, 'log.jsonl'), values.baseline);
   const wanted = values.targets?.split(',').map((t) => t.trim()).filter((t) => t !== '');
   const unknown = wanted?.filter((id) => !all.some((t) => t.id === id)) ?? [];
   if (unknown.length > 0) throw new Error(`unknown target(s) ${unknown.join(', ')}; known: ${all.map((t) => t.id).join(', ')}`);
