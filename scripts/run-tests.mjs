@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const root = new URL('..', import.meta.url).pathname;
 /** @param {string} dir @returns {string[]} */
@@ -26,11 +27,15 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+// Every test and hook gets a timeout (test-timeout/register.mjs: 60 s unless it or its describe
+// sets one), so a missed event fails its test with a message instead of hanging the run. Node 20's
+// --test-timeout bounds a whole file instead: kept as the backstop for a file that never ends.
+const timeouts = ['--import', pathToFileURL(join(root, 'scripts', 'test-timeout', 'register.mjs')).href, '--test-timeout=900000'];
 // Chain files compiled by the CLIs the tests start are cached here, and nowhere else.
 const cache = mkdtempSync(join(tmpdir(), 'mcp-chain-test-cache-'));
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files],
+  ['--import', 'tsx', ...timeouts, '--test', '--test-reporter=spec', '--test-concurrency=2', ...files],
   { cwd: root, stdio: 'inherit', env: { ...process.env, MCP_CHAIN_TEST: '1', MCP_CHAIN_CACHE_DIR: join(cache, 'compiled') } },
 );
 rmSync(cache, { recursive: true, force: true });
