@@ -6,6 +6,7 @@ import { stderrLogger } from '../../log/stderr-logger.js';
 import type { SessionOptions } from '../../session/session.js';
 import type { Upstream } from '../../core/upstream.js';
 import { authenticator, type AuthOptions } from './authenticator.js';
+import { applyConnectionPolicy } from './connection-policy.js';
 import { MemoryEventStore, type EventStore } from './event-store.js';
 import { LegacySseEndpoint } from './legacy-sse-endpoint.js';
 import type { OriginGuardOptions } from './origin-guard.js';
@@ -77,6 +78,7 @@ export async function serveHttp(upstream: Upstream, options: ServeHttpOptions = 
   // Long SSE streams and slow tools: no idle timeout on responses; headers must still come quickly.
   server.requestTimeout = 0;
   server.headersTimeout = 30_000;
+  const connections = applyConnectionPolicy(server);
   const url = endpointUrl(await listen(server, options.port ?? 3000, host), path);
   const stopUpkeep = sessions.startUpkeep(options.sessionTtlMs ?? 30 * 60_000, options.sseKeepAliveMs ?? 25_000);
 
@@ -90,8 +92,9 @@ export async function serveHttp(upstream: Upstream, options: ServeHttpOptions = 
     close: () => (closing ??= (async () => {
       stopUpkeep();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      const drained = connections.close();
       await sessions.close();
-      server.closeAllConnections();
+      await drained;
       await stopped;
     })()),
   };
