@@ -1,62 +1,43 @@
 #!/usr/bin/env node
-// The `mcp-chain` command. This file stays light: it parses the command line and starts the
-// server given after `--` *before* loading the rest of mcp-chain, so that the server boots while
-// we do (cold start is the slower of the two, not their sum).
-import { existsSync } from 'node:fs';
+// The `mcp-chain` command. This file stays light: it parses the command line against the command
+// table and hands it to its command, which starts the server given after `--` *before* loading the
+// rest of mcp-chain (see start-serving.ts), so that the server boots while we do. What only help,
+// --version and usage errors need is imported when they happen.
 import { ChainError } from '../errors/chain-error.js';
-import { spawnServer, type SpawnedServer } from '../upstream/spawn-server.js';
-import { parseCli, USAGE, version } from './args.js';
-// A type only (erased): the serving code itself is loaded after the server has started.
-import type { serve as Serve } from './serve.js';
+import { COMMAND_TABLE } from './command-table.js';
+import { parseCommandLine } from './parse-command-line.js';
+import { UsageError } from './usage-error.js';
 
 async function main(argv: string[]): Promise<number> {
-  const request = parseCli(argv);
-  switch (request.kind) {
-    case 'help':
-      process.stderr.write(USAGE);
-      return 0;
-    case 'version':
+  const line = parseCommandLine(COMMAND_TABLE, argv);
+  switch (line.kind) {
+    case 'help': {
+      const { renderHelp } = await import('./render-help.js');
+      process.stderr.write(renderHelp(COMMAND_TABLE, line.command));
+      return line.exitCode;
+    }
+    case 'version': {
+      const { version } = await import('./version.js');
       process.stderr.write(`${version()}\n`);
       return 0;
-    case 'usage':
-      process.stderr.write(USAGE);
-      return 2;
-    case 'serve':
-      break;
-  }
-  let prestarted: SpawnedServer | undefined;
-  // On HTTP, servers start per session, when clients come.
-  if (request.server && !request.http) {
-    prestarted = spawnServer(request.server);
-  }
-  try {
-    const { serve } = await loadServe();
-    return await serve(request, prestarted);
-  } catch (error) {
-    if (prestarted?.child.pid !== undefined) {
-      try {
-        process.kill(-prestarted.child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
     }
-    throw error;
+    case 'command':
+      return line.command.run(line.parsed);
   }
 }
 
-/**
- * The serving code, from the bundle (dist/bundle/, faster to load), whose modules a chain file's
- * `import 'mcp-chain'` shares; from the unbundled modules when the bundle was not built.
- */
-async function loadServe(): Promise<{ serve: typeof Serve }> {
-  const bundle = new URL('../bundle/cli/serve.js', import.meta.url);
-  if (existsSync(bundle)) return (await import(bundle.href)) as { serve: typeof Serve };
-  return import('./serve.js');
+/** Usage mistakes: one line, with the help to read; exit 2. */
+async function usageError(error: UsageError): Promise<never> {
+  const { commandName } = await import('./render-help.js');
+  const command = COMMAND_TABLE.commands.find((c) => c.name === error.command) ?? COMMAND_TABLE.defaultCommand;
+  process.stderr.write(`mcp-chain: ${error.message} (see ${commandName(COMMAND_TABLE, command)} --help)\n`);
+  process.exit(2);
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
-  (error: unknown) => {
+  async (error: unknown) => {
+    if (error instanceof UsageError) await usageError(error);
     if (error instanceof ChainError || (error instanceof Error && error.name === 'TypeError' && 'code' in error)) {
       process.stderr.write(`mcp-chain: ${error.message}\n`);
       process.exit(2);

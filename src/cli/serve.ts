@@ -10,10 +10,10 @@ import { shared } from '../upstream/shared/shared.js';
 import type { SpawnedServer } from '../upstream/spawn-server.js';
 import { stdio } from '../upstream/stdio.js';
 import type { Upstream } from '../core/upstream.js';
-import { version, type CliRequest, type HttpListen } from './args.js';
 import { loadChainFile } from './load-chain-file.js';
-
-type ServeRequest = Extract<CliRequest, { kind: 'serve' }>;
+import { isLoopbackHost } from './loopback.js';
+import type { HttpListen, ServeRequest } from './serve-request.js';
+import { version } from './version.js';
 
 /**
  * Serves what the command line asked for, on stdio until the client goes away or on HTTP until a
@@ -98,6 +98,10 @@ async function serveOnHttp(upstream: Upstream, http: HttpListen, options: Sessio
   if (stopping) {
     await front.close();
   } else {
+    if (tokens.length === 0 && !isLoopbackHost(http.host)) {
+      // Only reached with --allow-unauthenticated (serveRequest refuses it otherwise): said once, loudly.
+      log.warn('--allow-unauthenticated: this endpoint answers anyone who can reach it, without a token', { url: front.url });
+    }
     // Where we listen is shown even at --log-level warn or error (only silent hides it).
     const where = { url: front.url, ...(http.sse ? { sse: new URL('/sse', front.url).href } : {}) };
     if (quietLevel) log.warn('listening', where);

@@ -64,6 +64,6 @@ describe('mcp-chain --url', () => {
     assert.match(header.stderr, /--header takes 'Name: value'/);
     const bearer = await run(['--bearer', 'x']);
     assert.equal(bearer.code, 2);
-    assert.match(bearer.stderr, /--header and --bearer need --url/);
+    assert.equal(bearer.stderr, 'mcp-chain: --bearer needs --url (see mcp-chain --help)\n');
   });
 });

@@ -4,7 +4,7 @@
 // that it never leaves a server (or a server's own children) running behind it.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -542,7 +542,7 @@ describe('mcp-chain CLI: usage errors', () => {
     const marker = join(dir, 'must-not-start');
     const { exit, stdout, stderr } = await runCli(['--timeout', 'abc', '--', process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`]);
     assert.deepEqual(exit, { code: 2, signal: null });
-    assert.equal(stderr, 'mcp-chain: --timeout must be a positive integer, got abc');
+    assert.equal(stderr, 'mcp-chain: --timeout must be a positive integer, got abc (see mcp-chain --help)');
     assert.equal(stdout, '');
     assert.throws(() => rmSync(marker), { code: 'ENOENT' });
   });
@@ -559,8 +559,49 @@ describe('mcp-chain CLI: usage errors', () => {
   test('an unknown option: exit 2 with a message naming it, nothing on stdout', T, async () => {
     const { exit, stdout, stderr } = await runCli(['--bogus', ...fixtureArgs('hang')]);
     assert.deepEqual(exit, { code: 2, signal: null });
-    assert.match(stderr, /^mcp-chain: Unknown option '--bogus'/);
+    assert.equal(stderr, 'mcp-chain: unknown option --bogus (see mcp-chain --help)');
     assert.equal(stdout, '');
+  });
+
+  test('one line each, exit 2, with the help to read: a missing value, a value that is an option, a bad number, a word that is no command, a missing chain file name', T, async () => {
+    const cases: [string[], string][] = [
+      [['--timeout'], 'mcp-chain: --timeout needs a value <ms> (see mcp-chain --help)'],
+      [['--name', '--timeout', '5', ...fixtureArgs('hang')], 'mcp-chain: --name needs a value, not the option --timeout: write --name=--timeout if that is the value (see mcp-chain --help)'],
+      [['--max-sessions', '0', '--http', '0', ...fixtureArgs('hang')], 'mcp-chain: --max-sessions must be a positive integer, got 0 (see mcp-chain --help)'],
+      [['--http', '70000', ...fixtureArgs('hang')], 'mcp-chain: --http takes [host:]port, got 70000 (see mcp-chain --help)'],
+      [['serv', ...fixtureArgs('hang')], "mcp-chain: unknown command 'serv' (see mcp-chain --help)"],
+      [['run', '--timeout', '5'], 'mcp-chain: missing <chain-file> (see mcp-chain run --help)'],
+      [['run', 'a.ts', 'b.ts'], "mcp-chain: unexpected argument 'b.ts' (see mcp-chain run --help)"],
+      [['--sse=yes', '--http', '0', ...fixtureArgs('hang')], 'mcp-chain: --sse takes no value (see mcp-chain --help)'],
+      [['--log-level', 'loud', ...fixtureArgs('hang')], 'mcp-chain: --log-level must be silent, error, warn, info or debug, got loud (see mcp-chain --help)'],
+      [['--http', '0'], 'mcp-chain: nothing to serve: give a command after --, or --url <url> (see mcp-chain --help)'],
+    ];
+    for (const [args, message] of cases) {
+      const { exit, stdout, stderr } = await runCli(args);
+      assert.deepEqual(exit, { code: 2, signal: null }, args.join(' '));
+      assert.equal(stderr, message);
+      assert.equal(stdout, '');
+    }
+  });
+
+  test('run --help: exit 0, the help of run (its usage, arguments and options) on stderr, nothing on stdout', T, async () => {
+    const { exit, stdout, stderr } = await runCli(['run', '--help']);
+    assert.deepEqual(exit, { code: 0, signal: null });
+    assert.match(stderr, /^mcp-chain run — serve the chain exported by a file/);
+    assert.match(stderr, /\nUsage:\n {2}mcp-chain run <chain-file> \[options\] \[-- <command> \[args\.\.\.\]\]\n/);
+    assert.match(stderr, /\n {2}<chain-file> +the chain file/);
+    assert.match(stderr, /\n {2}--timeout <ms> +deadline of each forwarded request/);
+    assert.equal(stdout, '');
+  });
+
+  test('--version and -v: exit 0, the version of package.json on stderr', T, async () => {
+    const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v']) {
+      const { exit, stdout, stderr } = await runCli([flag]);
+      assert.deepEqual(exit, { code: 0, signal: null });
+      assert.equal(stderr, version);
+      assert.equal(stdout, '');
+    }
   });
 
   test('--help: exit 0, the usage text on stderr, nothing on stdout', T, async () => {
@@ -568,6 +609,23 @@ describe('mcp-chain CLI: usage errors', () => {
     assert.deepEqual(exit, { code: 0, signal: null });
     assert.match(stderr, /^mcp-chain — middleware proxy for MCP servers\n\nUsage:\n/);
     assert.equal(stdout, '');
+  });
+});
+
+describe('mcp-chain CLI: --name', () => {
+  test('--name (given before the command word run) is the serverInfo the client sees, with mcp-chain\'s version', T, async () => {
+    const file = join(dir, 'empty-chain.mjs');
+    writeFileSync(file, `import { chain } from ${JSON.stringify(pathToFileURL(join(repoRoot, 'dist', 'index.js')).href)};\nexport default chain();\n`);
+    const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+    const cli = new Cli(['--name', 'acme-gateway', 'run', file, ...fixtureArgs('hang')]);
+    try {
+      const init = await cli.initialize();
+      assert.deepEqual(init.serverInfo, { name: 'acme-gateway', version });
+      cli.child.stdin.end();
+      assert.deepEqual(await cli.exit(), { code: 0, signal: null });
+    } finally {
+      await cli.destroy();
+    }
   });
 });
 

@@ -1,0 +1,16 @@
+import type { CommandTable } from './command.js';
+import { proxyCommand } from './commands/proxy.js';
+import { runCommand } from './commands/run.js';
+
+/**
+ * Every command of `mcp-chain`. Parsing, `--help` and docs/cli.md are generated from this table: a
+ * new command is a file in commands/ (see command.ts) and one line here.
+ */
+export const COMMAND_TABLE: CommandTable = {
+  program: 'mcp-chain',
+  title: 'mcp-chain — middleware proxy for MCP servers',
+  defaultCommand: proxyCommand,
+  commands: [
+    runCommand,
+  ],
+};

@@ -1,0 +1,153 @@
+import type { LogLevel } from '../log/logger.js';
+import type { HttpOptions } from '../upstream/http/http-options.js';
+import type { ServerCommand } from '../upstream/spawn-server.js';
+import type { OptionValues } from './command.js';
+import { isLoopbackHost } from './loopback.js';
+import type { ServeOptions } from './serve-options.js';
+import { UsageError } from './usage-error.js';
+
+/** What a serving command asks for. Building it is light: nothing of the proxy is loaded for it. */
+export interface ServeRequest {
+  /** The chain file of `mcp-chain run <file>`. */
+  file: string | undefined;
+  /** The server given after `--`. */
+  server: ServerCommand | undefined;
+  /** The remote server given with `--url`. */
+  remote: HttpOptions | undefined;
+  name: string | undefined;
+  timeout: number | undefined;
+  maxTimeout: number | undefined;
+  maxMessageBytes: number | undefined;
+  logLevel: LogLevel | undefined;
+  /** Serve on HTTP instead of stdio. */
+  http: HttpListen | undefined;
+}
+
+export interface HttpListen {
+  host: string;
+  port: number;
+  sse: boolean;
+  /** Environment variables that hold accepted tokens. */
+  tokenEnv: string[];
+  /** Listening beyond loopback without a token was asked for explicitly (`--allow-unauthenticated`). */
+  allowUnauthenticated: boolean;
+  allowedOrigins: string[] | undefined;
+  allowedHosts: string[] | undefined;
+  sessionTtlMs: number | undefined;
+  maxSessions: number | undefined;
+  /** All sessions share one upstream connection (`--shared`). */
+  shared: boolean;
+}
+
+/**
+ * The ServeRequest of a serving command's options, its chain file and the server command after
+ * `--`; mistakes throw a UsageError for `command` (whose help to point to).
+ */
+export function serveRequest(
+  command: string | undefined,
+  values: OptionValues<ServeOptions>,
+  file: string | undefined,
+  serverCommand: readonly string[],
+): ServeRequest {
+  const fail = (message: string): never => {
+    throw new UsageError(message, command);
+  };
+  const positiveInt = (option: string, value: string | undefined): number | undefined => {
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n <= 0) fail(`${option} must be a positive integer, got ${value}`);
+    return n;
+  };
+  const remote = remoteServer(values.url, values.header ?? [], values.bearer, fail);
+  const [cmd, ...args] = serverCommand;
+  const server: ServerCommand | undefined =
+    cmd === undefined
+      ? undefined
+      : {
+          command: cmd,
+          args,
+          env: environment(values.env ?? [], fail),
+          ...(values['inherit-env'] ? { inheritEnv: true } : {}),
+          ...(values.cwd === undefined ? {} : { cwd: values.cwd }),
+        };
+  if (remote && server) fail('give either --url or a command after --, not both');
+  let http: HttpListen | undefined;
+  if (values.http !== undefined) {
+    const ttl = positiveInt('--session-ttl', values['session-ttl']);
+    const { host, port } = listenAddress(values.http, fail);
+    const tokenEnv = [...(values['token-env'] ?? [])];
+    const allowUnauthenticated = values['allow-unauthenticated'] ?? false;
+    if (tokenEnv.length === 0 && !allowUnauthenticated && !isLoopbackHost(host)) {
+      fail(
+        `--http ${values.http} listens beyond this machine without a token: ` +
+          'add --token-env <VAR> to require one, or --allow-unauthenticated to answer anyone who can reach it',
+      );
+    }
+    http = {
+      host,
+      port,
+      sse: values.sse ?? false,
+      tokenEnv,
+      allowUnauthenticated,
+      allowedOrigins: values['allow-origin'] && [...values['allow-origin']],
+      allowedHosts: values['allow-host'] && [...values['allow-host']],
+      sessionTtlMs: ttl === undefined ? undefined : ttl * 1000,
+      maxSessions: positiveInt('--max-sessions', values['max-sessions']),
+      shared: values.shared ?? false,
+    };
+  }
+  return {
+    file,
+    server,
+    remote,
+    name: values.name,
+    timeout: positiveInt('--timeout', values.timeout),
+    maxTimeout: positiveInt('--max-timeout', values['max-timeout']),
+    maxMessageBytes: positiveInt('--max-message-bytes', values['max-message-bytes']),
+    logLevel: logLevel(values['log-level'], fail),
+    http,
+  };
+}
+
+/** `[host:]port`, `[::1]:port`. */
+function listenAddress(value: string, fail: (message: string) => never): { host: string; port: number } {
+  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d+)$/.exec(value);
+  const port = Number(match?.[2]);
+  if (!match || !Number.isInteger(port) || port > 65535) fail(`--http takes [host:]port, got ${value}`);
+  const host = match?.[1] ?? '127.0.0.1';
+  return { host: host.startsWith('[') ? host.slice(1, -1) : host, port };
+}
+
+const LOG_LEVELS: readonly string[] = ['silent', 'error', 'warn', 'info', 'debug'] satisfies LogLevel[];
+
+function logLevel(value: string | undefined, fail: (message: string) => never): LogLevel | undefined {
+  if (value === undefined || LOG_LEVELS.includes(value)) return value as LogLevel | undefined;
+  return fail(`--log-level must be silent, error, warn, info or debug, got ${value}`);
+}
+
+function environment(pairs: readonly string[], fail: (message: string) => never): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) fail(`--env takes KEY=VALUE, got ${pair}`);
+    env[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return env;
+}
+
+/** `--url`, `--header` and `--bearer` as HttpOptions (the values are interpolated later, by http()). */
+function remoteServer(
+  url: string | undefined,
+  headerLines: readonly string[],
+  bearer: string | undefined,
+  fail: (message: string) => never,
+): HttpOptions | undefined {
+  if (url === undefined) return undefined;
+  const headers: Record<string, string> = {};
+  for (const line of headerLines) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) fail(`--header takes 'Name: value', got ${line.slice(0, 40)}`);
+    headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  }
+  return { url, headers, ...(bearer === undefined ? {} : { bearer }) };
+}
