@@ -5,9 +5,11 @@ import type { JsonObject, JsonRpcId, McpMessage } from '../message/jsonrpc.js';
 import { LineReader } from '../message/line-reader.js';
 import { isJsonObject } from '../message/parse-message.js';
 import { Session, type SessionOptions } from '../session/session.js';
+import type { ParamsOf, RequestMethod, ResultOf } from '../spec/methods.js';
 import { StreamTransport } from '../transport/stream-transport.js';
 import type { Upstream } from '../core/upstream.js';
 import { MessageWaiters } from './message-waiters.js';
+import { withDeadline, type WaitOptions } from './with-deadline.js';
 
 export interface HarnessOptions extends SessionOptions {
   /** Send `initialize` and `notifications/initialized` before returning. Default true. */
@@ -16,7 +18,27 @@ export interface HarnessOptions extends SessionOptions {
   capabilities?: JsonObject;
   maxMessageBytes?: number;
   log?: Logger;
+  /**
+   * How long a wait for a message from the chain (`request`, `call`, `next`, `waitFor`,
+   * `notification`, `flowChange`) lasts before it fails naming what it waited for. Default 10 s:
+   * a safety net, so a missed event fails the test instead of hanging it.
+   */
+  waitTimeoutMs?: number;
 }
+
+/**
+ * The params of a request of `method`: the specification's for a method it defines (required
+ * where the spec requires them), any object for others (custom methods, extensions).
+ */
+export type RequestParamsArgs<M extends string> = M extends RequestMethod
+  ? undefined extends ParamsOf<M> ? [params?: ParamsOf<M>] : [params: ParamsOf<M>]
+  : [params?: JsonObject];
+
+/**
+ * The result of a request of `method`: the specification's for a method it defines (with any
+ * further members a server may add, as the spec's `Result` allows), else any object.
+ */
+export type RequestResult<M extends string> = M extends RequestMethod ? ResultOf<M> & JsonObject : JsonObject;
 
 type ServerRequestHandler = (params: JsonObject) => JsonObject | Promise<JsonObject>;
 
@@ -38,7 +60,10 @@ export class Harness {
   readonly #waiting = new Map<JsonRpcId | null, Array<(message: JsonObject) => void>>();
   /** A real client answers `ping`; tests may replace any handler with `handle()`. */
   readonly #handlers = new Map<string, ServerRequestHandler>([['ping', () => ({})]]);
-  readonly #waiters = new MessageWaiters();
+  readonly #waiters: MessageWaiters;
+  readonly #waitTimeoutMs: number | undefined;
+  /** Aborted on close: waits still pending then stop keeping the process alive. */
+  readonly #closed = new AbortController();
   #nextId = 1;
 
   constructor(upstream: Upstream, options: HarnessOptions = {}) {
@@ -48,6 +73,8 @@ export class Harness {
       options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes },
     );
     this.session = new Session(transport, upstream, options);
+    this.#waitTimeoutMs = options.waitTimeoutMs;
+    this.#waiters = new MessageWaiters(options.waitTimeoutMs, this.#closed.signal);
     const reader = new LineReader({
       onValue: (value) => this.#onValue(value),
       onMalformed: (error) => {
@@ -57,19 +84,24 @@ export class Harness {
     this.#output.on('data', (chunk: Buffer) => reader.push(chunk));
   }
 
-  /** Sends a request and resolves with its result; an error response rejects with an McpError. */
-  async request(method: string, params?: JsonObject): Promise<JsonObject> {
-    const response = await this.call(method, params);
+  /**
+   * Sends a request and resolves with its result; an error response rejects with an McpError.
+   * For a method of the specification, params and result have its types
+   * (`h.request('tools/list')` resolves to a `ListToolsResult`); any other method takes and gives
+   * a plain object. To send what the spec does not allow, use `call` or `send`.
+   */
+  async request<M extends string>(method: M, ...[params]: RequestParamsArgs<M>): Promise<RequestResult<M>> {
+    const response = await this.call(method, params as JsonObject | undefined);
     if (isJsonObject(response.error)) {
       const { code, message, data } = response.error;
       throw new McpError(Number(code), String(message), data);
     }
-    return isJsonObject(response.result) ? response.result : {};
+    return (isJsonObject(response.result) ? response.result : {}) as RequestResult<M>;
   }
 
   /** Sends a request and resolves with the whole response message. */
   call(method: string, params?: JsonObject, id: JsonRpcId = `h${this.#nextId++}`): Promise<JsonObject> {
-    const reply = this.next(id);
+    const reply = this.next(id, { what: () => `the response to ${method} (id ${JSON.stringify(id)})${this.#lastReceived()}` });
     this.send(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
     return reply;
   }
@@ -88,23 +120,41 @@ export class Harness {
     this.#input.write(bytes);
   }
 
-  /** The next response with this id (`null` for errors about unreadable input). */
-  next(id: JsonRpcId | null): Promise<JsonObject> {
-    return new Promise((resolve) => {
+  /**
+   * The next response with this id (`null` for errors about unreadable input); rejects, naming
+   * the id, when none comes within the wait timeout.
+   */
+  next(id: JsonRpcId | null, options: WaitOptions = {}): Promise<JsonObject> {
+    let waiter: ((message: JsonObject) => void) | undefined;
+    const forget = (): void => {
+      const list = this.#waiting.get(id);
+      const at = waiter ? (list?.indexOf(waiter) ?? -1) : -1;
+      if (at >= 0) list?.splice(at, 1);
+      if (list?.length === 0) this.#waiting.delete(id);
+    };
+    const reply = new Promise<JsonObject>((resolve) => {
+      waiter = resolve;
       const list = this.#waiting.get(id) ?? [];
       list.push(resolve);
       this.#waiting.set(id, list);
     });
+    return withDeadline(reply, { timeoutMs: this.#waitTimeoutMs, what: () => `a response with id ${JSON.stringify(id)}${this.#lastReceived()}`, ...options }, {
+      onTimeout: forget,
+      release: this.#closed.signal,
+    });
   }
 
-  /** Resolves with the first message (after now) for which `predicate` holds. */
-  waitFor(predicate: (message: JsonObject) => boolean): Promise<JsonObject> {
-    return this.#waiters.waitFor(predicate);
+  /**
+   * Resolves with the first message (after now) for which `predicate` holds; rejects when none
+   * comes within the wait timeout, naming `options.what` (default: the predicate's source).
+   */
+  waitFor(predicate: (message: JsonObject) => boolean, options: WaitOptions = {}): Promise<JsonObject> {
+    return this.#waiters.waitFor(predicate, options);
   }
 
   /** Resolves with the next notification of `method`. */
-  notification(method: string): Promise<JsonObject> {
-    return this.waitFor((message) => message.method === method && !('id' in message));
+  notification(method: string, options: WaitOptions = {}): Promise<JsonObject> {
+    return this.waitFor((message) => message.method === method && !('id' in message), { what: `a ${method} notification`, ...options });
   }
 
   /** Answers server→client requests of `method` (sampling, elicitation, roots). */
@@ -119,7 +169,7 @@ export class Harness {
     );
   }
 
-  async initialize(protocolVersion = '2025-11-25', capabilities: JsonObject = {}): Promise<JsonObject> {
+  async initialize(protocolVersion = '2025-11-25', capabilities: JsonObject = {}): Promise<RequestResult<'initialize'>> {
     const result = await this.request('initialize', {
       protocolVersion,
       capabilities,
@@ -135,29 +185,47 @@ export class Harness {
   }
 
   /** Resolves when the chain next stops reading from this client, or resumes. */
-  flowChange(): Promise<'paused' | 'resumed'> {
-    return new Promise((resolve) => {
+  flowChange(options: WaitOptions = {}): Promise<'paused' | 'resumed'> {
+    let stop = (): void => undefined;
+    const change = new Promise<'paused' | 'resumed'>((resolve) => {
       const paused = (): void => {
-        this.#input.off('resume', resumed);
+        stop();
         resolve('paused');
       };
       const resumed = (): void => {
-        this.#input.off('pause', paused);
+        stop();
         resolve('resumed');
       };
-      this.#input.once('pause', paused);
-      this.#input.once('resume', resumed);
+      stop = () => {
+        this.#input.off('pause', paused);
+        this.#input.off('resume', resumed);
+      };
+      this.#input.on('pause', paused);
+      this.#input.on('resume', resumed);
+    });
+    return withDeadline(change, { timeoutMs: this.#waitTimeoutMs, what: 'the chain to stop or resume reading from the client', ...options }, {
+      onTimeout: () => stop(),
+      release: this.#closed.signal,
     });
   }
 
   /** Ends the client side: the session sees its downstream go away. */
   async close(): Promise<void> {
+    this.#closed.abort();
     this.#input.end();
     await this.session.close();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+
+  /** For wait errors: how many messages came, and the last one (shortened). */
+  #lastReceived(): string {
+    const last = this.received.at(-1);
+    if (last === undefined) return '; nothing was received';
+    const text = JSON.stringify(last);
+    return `; ${this.received.length} message(s) received, the last ${text.length > 300 ? `${text.slice(0, 297)}...` : text}`;
   }
 
   #onValue(value: unknown): void {

@@ -69,7 +69,7 @@ describe('rename', () => {
     await swap.close();
 
     const shadow = await harness(chain().use(rename({ tools: { a: 'b' } })).to(server));
-    const names = ((await shadow.request('tools/list')).tools as JsonObject[]).map((t) => t.name);
+    const names = (await shadow.request('tools/list')).tools.map((t) => t.name);
     assert.deepEqual(names, ['search_issues', 'get_issue', 'b']);
     assert.equal(await textOf(shadow.request('tools/call', { name: 'b' })), 'a');
     await shadow.close();
