@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { chain } from '../chain/chain.js';
 import { harness } from '../testing/harness.js';
-import { local, type LocalTool } from '../upstream/local.js';
+import { local, type LocalCallContext, type LocalTool } from '../upstream/local.js';
 import type { Upstream } from '../core/upstream.js';
 
 function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
@@ -253,7 +253,7 @@ describe('Session: cancellation, timeouts, progress', () => {
     const started = deferred();
     const h = await harness(server(hangTool(aborted, started)));
     let answered = false;
-    void h.call('tools/call', { name: 'hang' }, 'c1').then(() => (answered = true));
+    void h.call('tools/call', { name: 'hang' }, 'c1').then(() => (answered = true), () => undefined);
     await started.promise;
     h.notify('notifications/cancelled', { requestId: 'c1', reason: 'user gave up' });
     await aborted.promise;
@@ -281,24 +281,53 @@ describe('Session: cancellation, timeouts, progress', () => {
     await h.close();
   });
 
-  test('progress reaches the client with its own token, and extends the deadline but never past the maximum', async () => {
-    const ticker: LocalTool = {
-      name: 'ticker',
-      handler: (_args, ctx) =>
-        new Promise(() => {
-          let n = 0;
-          const timer = setInterval(() => void ctx.progress(++n, undefined, `tick ${n}`), 10);
-          ctx.signal.addEventListener('abort', () => clearInterval(timer));
-        }),
+  test('progress reaches the client with its own token, and extends the deadline but never past the maximum', async (t) => {
+    const called = deferred<LocalCallContext>();
+    const ticker: LocalTool = { name: 'ticker', handler: (_args, ctx) => new Promise(() => called.resolve(ctx)) };
+    const h = await harness(server(ticker), { timeouts: { request: 40, max: 100 } });
+    // The clock is the test's: time passes only by tick(), so what the deadline sees is exact.
+    t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+    const reply = h.call('tools/call', { name: 'ticker', _meta: { progressToken: 'tok-1' } });
+    const ctx = await called.promise;
+    /** Progress from the tool, once it has reached the client (so the Session has seen it). */
+    const progress = async (n: number): Promise<void> => {
+      const arrived = h.notification('notifications/progress');
+      await ctx.progress(n);
+      await arrived;
     };
-    const h = await harness(server(ticker), { timeouts: { request: 40, max: 200 } });
-    const reply = await h.call('tools/call', { name: 'ticker', _meta: { progressToken: 'tok-1' } });
-    assert.equal((reply.error as { code: number }).code, -32001);
-    const progress = h.notifications('notifications/progress');
-    // Each tick is 10ms and the deadline 40ms: without extension there could be at most ~4 ticks.
-    assert.ok(progress.length >= 5, `got ${progress.length} progress notifications`);
-    for (const p of progress) assert.equal(p.params?.progressToken, 'tok-1');
+    t.mock.timers.tick(30);
+    await progress(1);
+    t.mock.timers.tick(30);
+    assert.equal(ctx.signal.aborted, false, 'at 60 ms, past the first 40: progress at 30 extended it to 70');
+    await progress(2);
+    t.mock.timers.tick(39);
+    assert.equal(ctx.signal.aborted, false, 'at 99 ms: progress at 60 extended it to the maximum, 100');
+    await progress(3);
+    t.mock.timers.tick(1);
+    assert.equal(ctx.signal.aborted, true, 'at 100 ms: the maximum, however recent the progress');
+    const answer = await reply;
+    assert.deepEqual(answer.error, { code: -32001, message: 'Request timed out', data: { timeout: 40 } });
+    assert.deepEqual(h.notifications('notifications/progress').map((p) => [p.params?.progressToken, p.params?.progress]), [['tok-1', 1], ['tok-1', 2], ['tok-1', 3]]);
     await h.close();
+  });
+
+  test('a request the client cancelled, or whose session ended, leaves no deadline timer behind', async () => {
+    const timers = (): number => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const started = [deferred(), deferred()];
+    let calls = 0;
+    // It never settles, even when aborted: only the Session can end its deadline.
+    const ignoring: LocalTool = { name: 'ignoring', handler: () => new Promise(() => started[calls++]?.resolve()) };
+    const h = await harness(server(ignoring), { timeouts: { request: 600_000 } });
+    const before = timers();
+    void h.call('tools/call', { name: 'ignoring' }, 'cancelled').catch(() => undefined);
+    await started[0]?.promise;
+    h.notify('notifications/cancelled', { requestId: 'cancelled' });
+    void h.call('tools/call', { name: 'ignoring' }, 'closed').catch(() => undefined);
+    await started[1]?.promise;
+    // Two waits for the responses (the harness's safety nets) and one deadline: the open call's.
+    assert.equal(timers(), before + 3, 'the cancelled call\'s 10-minute deadline is gone');
+    await h.close();
+    assert.equal(timers(), before, 'the session ended: the open call\'s deadline is gone too');
   });
 });
 

@@ -215,6 +215,9 @@ export class Session {
         scope.cancel.abort(error);
         reject(error);
       });
+      // A request the client cancelled, or whose session ended, is never answered: its deadline
+      // has nothing left to do, and must not keep the process alive for its remaining minutes.
+      scope.cancel.onAbort(() => deadline.clear());
       this.#connection
         .request(message, requestScope(scope.cancel, new Related(deadline, this.#timeouts.resetOnProgress, this.#downstream, scope.id)))
         .then(
