@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ErrorCode } from '../errors/error-code.js';
 import { McpError } from '../errors/mcp-error.js';
+import type { Logger } from '../log/logger.js';
 import { silentLogger } from '../log/stderr-logger.js';
 import type { McpMessage, Result } from '../message/jsonrpc.js';
+import { withDeadline } from '../testing/with-deadline.js';
 import { MemoryTransport } from '../transport/memory-transport.js';
 import { Peer, type IncomingScope } from './peer.js';
 
@@ -14,15 +16,48 @@ interface Side {
   wire: unknown[];
 }
 
-/** Two peers on an in-memory wire; `handler` answers requests that reach side B. */
-function pair(handler: (message: McpMessage, scope: IncomingScope) => Promise<Result>): { a: Side; b: Side } {
+function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** A logger that keeps its debug lines; `logged(text)` resolves once one containing `text` is logged. */
+function debugLog(): { log: Logger; lines: string[]; logged: (text: string) => Promise<void> } {
+  const lines: string[] = [];
+  const waiters: Array<{ text: string; resolve: () => void }> = [];
+  const log: Logger = {
+    ...silentLogger,
+    debug: (message, fields) => {
+      const line = `${message} ${JSON.stringify(fields ?? {})}`;
+      lines.push(line);
+      for (const waiter of waiters) if (line.includes(waiter.text)) waiter.resolve();
+    },
+    child: () => log,
+  };
+  const logged = (text: string): Promise<void> => withDeadline(
+    new Promise<void>((resolve) => (lines.some((line) => line.includes(text)) ? resolve() : waiters.push({ text, resolve }))),
+    { what: () => `a debug line with "${text}" (logged: ${JSON.stringify(lines)})` },
+  );
+  return { log, lines, logged };
+}
+
+/** Resolves when `signal` aborts (at once if it has). */
+function aborted(signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return Promise.reject(new Error('no signal'));
+  if (signal.aborted) return Promise.resolve();
+  return withDeadline(new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })), { what: 'the remote signal to abort' });
+}
+
+/** Two peers on an in-memory wire; `handler` answers requests that reach side B; `logA`: side A's logger. */
+function pair(handler: (message: McpMessage, scope: IncomingScope) => Promise<Result>, logA: Logger = silentLogger): { a: Side; b: Side } {
   const [ta, tb] = MemoryTransport.pair();
-  const make = (transport: MemoryTransport, request: (m: McpMessage, s: IncomingScope) => Promise<Result>): Side => {
+  const make = (transport: MemoryTransport, request: (m: McpMessage, s: IncomingScope) => Promise<Result>, log: Logger): Side => {
     const side: Side = { transport, notifications: [], wire: [], peer: undefined as unknown as Peer };
     side.peer = new Peer(
       transport,
       { request, notification: (m) => side.notifications.push(m), closed: () => void side.peer.close() },
-      { log: silentLogger, answerInvalid: true },
+      { log, answerInvalid: true },
     );
     const onmessage = transport.onmessage;
     transport.onmessage = (value) => {
@@ -31,23 +66,40 @@ function pair(handler: (message: McpMessage, scope: IncomingScope) => Promise<Re
     };
     return side;
   };
-  const a = make(ta, () => Promise.reject(new McpError(-32601, 'Method not found')));
-  const b = make(tb, handler);
+  const a = make(ta, () => Promise.reject(new McpError(-32601, 'Method not found')), logA);
+  const b = make(tb, handler, silentLogger);
   return { a, b };
 }
 
 describe('Peer', () => {
   test('matches responses to requests by its own ids, however many are in flight and in whatever order they finish', async () => {
+    // Each request is held until the test releases it; they are released in the order 1, 3, 2, 0.
+    const release = [deferred(), deferred(), deferred(), deferred()];
+    const arrived = [deferred(), deferred(), deferred(), deferred()];
     const { a, b } = pair(async (message) => {
-      const delay = Number(message.params?.delay);
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      return { echoed: message.params?.n };
+      const n = Number(message.params?.n);
+      arrived[n]?.resolve();
+      await release[n]?.promise;
+      return { echoed: n };
     });
-    const answers = await Promise.all([30, 0, 10, 20].map((delay, n) => a.peer.request({ method: 'x', params: { delay, n } })));
-    assert.deepEqual(answers, [{ echoed: 0 }, { echoed: 1 }, { echoed: 2 }, { echoed: 3 }]);
+    const answered: number[] = [];
+    const requests = [0, 1, 2, 3].map((n) => a.peer.request({ method: 'x', params: { n } }).then((answer) => {
+      answered.push(n);
+      return answer;
+    }));
+    await Promise.all(arrived.map((d) => d.promise));
+    assert.equal(a.peer.pendingCount, 4);
+    for (const n of [1, 3, 2, 0]) {
+      release[n]?.resolve();
+      await requests[n];
+    }
+    assert.deepEqual(answered, [1, 3, 2, 0]);
+    assert.deepEqual(await Promise.all(requests), [{ echoed: 0 }, { echoed: 1 }, { echoed: 2 }, { echoed: 3 }]);
     assert.equal(a.peer.pendingCount, 0);
     const ids = b.wire.map((m) => (m as { id: unknown }).id);
     assert.deepEqual(ids, [1, 2, 3, 4]);
+    // The answers went out in the order they finished, not the order asked.
+    assert.deepEqual(a.wire.map((m) => (m as { id: unknown }).id), [2, 4, 3, 1]);
   });
 
   test('an error response rejects with an McpError carrying code, message and data unchanged', async () => {
@@ -62,26 +114,31 @@ describe('Peer', () => {
   });
 
   test('aborting a request sends notifications/cancelled with the id the other side knows, and drops the late answer', async () => {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
+    const started = deferred();
     let remoteSignal: AbortSignal | undefined;
-    const { a, b } = pair(async (_m, scope) => {
+    const { log, logged } = debugLog();
+    const { a, b } = pair((_m, scope) => {
       remoteSignal = scope.cancel.signal;
-      await released;
-      return { late: true };
-    });
+      started.resolve();
+      return new Promise(() => undefined);
+    }, log);
     const controller = new AbortController();
+    const outcomes: string[] = [];
     const pending = a.peer.request({ method: 'slow' }, { signal: controller.signal });
-    await new Promise((resolve) => setImmediate(resolve));
+    pending.then((result) => outcomes.push(`resolved ${JSON.stringify(result)}`), (error: Error) => outcomes.push(`rejected ${error.message}`));
+    await started.promise;
     controller.abort(new McpError(-32001, 'Request timed out'));
     await assert.rejects(pending, /Request timed out/);
-    await new Promise((resolve) => setImmediate(resolve));
+    await aborted(remoteSignal);
     assert.deepEqual(b.wire.at(-1), { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, reason: 'Request timed out' } });
-    assert.equal(remoteSignal?.aborted, true);
-    release();
-    await new Promise((resolve) => setImmediate(resolve));
-    // The cancelled side never answers, and nothing is left pending.
-    assert.equal(a.wire.length, 0);
+    assert.equal(a.peer.pendingCount, 0);
+    // The other side's Peer never answers a cancelled request, but a server may (its answer crossed
+    // the cancellation on the wire): here it does, with the id it was given.
+    b.transport.send({ jsonrpc: '2.0', id: 1, result: { late: true } });
+    await logged('dropped a response to no request in flight');
+    assert.deepEqual(a.wire.at(-1), { jsonrpc: '2.0', id: 1, result: { late: true } }, 'the late answer did arrive');
+    assert.deepEqual(outcomes, ['rejected Request timed out'], 'and was not delivered: the request settled once');
+    assert.deepEqual(a.notifications, []);
     assert.equal(a.peer.pendingCount, 0);
   });
 
@@ -127,12 +184,25 @@ describe('Peer', () => {
 
 describe('Peer: initialize', () => {
   test('an aborted initialize is never cancelled on the wire (the spec forbids it), and its late answer is dropped', async () => {
-    const { a, b } = pair(() => new Promise(() => undefined));
+    const started = deferred();
+    const { log, logged } = debugLog();
+    const { a, b } = pair(() => {
+      started.resolve();
+      return new Promise(() => undefined);
+    }, log);
     const controller = new AbortController();
+    const outcomes: string[] = [];
     const pending = a.peer.request({ method: 'initialize', params: { protocolVersion: '2025-11-25' } }, { signal: controller.signal });
+    pending.then(() => outcomes.push('resolved'), () => outcomes.push('rejected'));
+    await started.promise;
     controller.abort(new McpError(-32001, 'Request timed out'));
     await assert.rejects(pending, /Request timed out/);
-    await new Promise((resolve) => setImmediate(resolve));
+    // The server answers in the end; by then the answer is late, and dropped.
+    b.transport.send({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } } });
+    await logged('dropped a response to no request in flight');
+    assert.deepEqual(outcomes, ['rejected']);
+    assert.equal(a.peer.pendingCount, 0);
+    // Nothing but the initialize itself ever crossed: no notifications/cancelled.
     assert.deepEqual(b.wire.map((m) => (m as { method?: string }).method), ['initialize']);
   });
 });
