@@ -32,6 +32,7 @@ export type { Downstream } from './core/downstream.js';
 export type { RequestScope } from './core/request-scope.js';
 export type { Identity, SessionInfo } from './core/session-info.js';
 export type { Upstream, UpstreamConnection } from './core/upstream.js';
+export type { UpstreamStatus, UpstreamStatusListener } from './core/upstream-status.js';
 export type { TimeoutOptions } from './session/timeouts.js';
 
 // Upstreams

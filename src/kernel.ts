@@ -10,6 +10,8 @@ export { requestScope, type RequestScope } from './core/request-scope.js';
 export type { Downstream } from './core/downstream.js';
 export type { Identity, SessionInfo } from './core/session-info.js';
 export type { Upstream, UpstreamConnection } from './core/upstream.js';
+export type { UpstreamStatus, UpstreamStatusListener } from './core/upstream-status.js';
+export { StatusReporter } from './core/status-reporter.js';
 
 // The onion, without a Chain around it
 export { compose, type Composed, type Terminal } from './chain/compose.js';
