@@ -1,5 +1,11 @@
 // Raw HTTP for tests of the Streamable HTTP front: what a client puts on the wire, and what comes
-// back (status, headers, JSON body or SSE events), without an SDK in between.
+// back (status, headers, JSON body or SSE events), without an SDK in between. Every wait has a
+// deadline (HTTP_WAIT_MS, a safety net): a reply or event that never comes fails the test, saying
+// which, instead of hanging it.
+import { withDeadline } from '../../src/testing/with-deadline.js';
+
+/** How long `send`, `openStream` and a stream's `next` wait before failing. */
+export const HTTP_WAIT_MS = 30_000;
 
 export interface SseEvent {
   id?: string;
@@ -43,11 +49,16 @@ export function parseSse(text: string): SseEvent[] {
   return events;
 }
 
-/** Sends one HTTP request and reads the whole answer. */
-export async function send(
+/** Sends one HTTP request and reads the whole answer (within `timeoutMs`, default {@link HTTP_WAIT_MS}). */
+export function send(
   url: string,
-  init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+  init: { method?: string; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<HttpReply> {
+  const what = (): string => `the reply to ${init.method ?? 'POST'} ${url}${init.body === undefined ? '' : ` ${String(typeof init.body === 'string' ? init.body : JSON.stringify(init.body)).slice(0, 120)}`}`;
+  return withDeadline(exchange(url, init), { what, timeoutMs: init.timeoutMs ?? HTTP_WAIT_MS });
+}
+
+async function exchange(url: string, init: { method?: string; body?: unknown; headers?: Record<string, string> }): Promise<HttpReply> {
   const body = init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
   const response = await fetch(url, {
     method: init.method ?? 'POST',
@@ -108,17 +119,17 @@ export async function openStream(
 ): Promise<OpenStream> {
   const controller = new AbortController();
   const method = init.method ?? 'GET';
-  const response = await fetch(url, {
+  const response = await withDeadline(fetch(url, {
     method,
     headers: { accept: method === 'GET' ? 'text/event-stream' : ACCEPT_BOTH, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
     ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
     signal: controller.signal,
-  });
+  }), { what: `the response headers of ${method} ${url}`, timeoutMs: HTTP_WAIT_MS }, { onTimeout: () => controller.abort() });
   const reader = response.body?.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
   const queue: SseEvent[] = [];
-  const next = async (): Promise<SseEvent> => {
+  const read = async (): Promise<SseEvent> => {
     for (;;) {
       const queued = queue.shift();
       if (queued) return queued;
@@ -133,6 +144,8 @@ export async function openStream(
       buffer += decoder.decode(chunk.value, { stream: true });
     }
   };
+  let events = 0;
+  const next = (): Promise<SseEvent> => withDeadline(read(), { what: `event ${++events} of the stream of ${method} ${url}`, timeoutMs: HTTP_WAIT_MS });
   return {
     status: response.status,
     headers: response.headers,

@@ -116,15 +116,20 @@ describe('HTTP gate: DNS rebinding (bound to loopback)', () => {
     for (const origin of cases) assert.equal((await raw(front.url, { origin })).status, 403, String(origin));
   });
 
-  test('CORS reflects an admitted origin only, never a wildcard, and exposes Mcp-Session-Id', async () => {
+  test('CORS reflects an admitted origin only, never a wildcard, with Vary: Origin, and exposes Mcp-Session-Id', async () => {
+    /** Whether a Vary header lists Origin (a cache must not serve one origin's answer to another). */
+    const variesByOrigin = (vary: string | string[] | null | undefined): boolean =>
+      [vary ?? []].flat().join(',').split(',').some((name) => name.trim().toLowerCase() === 'origin');
     const allowed = await raw(front.url, { origin: 'http://localhost:6274' });
     assert.equal(allowed.headers['access-control-allow-origin'], 'http://localhost:6274');
+    assert.ok(variesByOrigin(allowed.headers.vary), `Vary: ${String(allowed.headers.vary)}`);
     assert.match(String(allowed.headers['access-control-expose-headers']), /mcp-session-id/);
     const none = await raw(front.url, {});
     assert.equal(none.headers['access-control-allow-origin'], undefined);
     const preflight = await fetch(front.url, { method: 'OPTIONS', headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'POST' } });
     assert.equal(preflight.status, 204);
     assert.equal(preflight.headers.get('access-control-allow-origin'), 'http://localhost:6274');
+    assert.ok(variesByOrigin(preflight.headers.get('vary')), `Vary: ${String(preflight.headers.get('vary'))}`);
     assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /mcp-protocol-version/);
   });
 });

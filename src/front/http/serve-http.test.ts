@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { openSession, openStream, send, initializeRequest, LATEST } from '../../../test/helpers/http.js';
+import { withDeadline } from '../../testing/with-deadline.js';
 import { chain } from '../../chain/chain.js';
 import { silentLogger } from '../../log/stderr-logger.js';
 import { local } from '../../upstream/local.js';
@@ -17,6 +19,10 @@ function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => voi
 /** What the test server's tools saw, and the session-wide downstream of the last session. */
 const seen = {
   aborted: [] as string[],
+  /** Resolved with the reason when the `slow` tool is next aborted (replace it before the call). */
+  slowAborted: deferred<string>(),
+  /** Resolved when an upstream connection is next closed (replace it before waiting). */
+  connectionClosed: deferred(),
   slowStarted: deferred(),
   downstream: undefined as Downstream | undefined,
   /** Every session's downstream, in the order sessions opened. */
@@ -37,6 +43,7 @@ const server = local({
         return new Promise((resolve) => {
           ctx.signal.addEventListener('abort', () => {
             seen.aborted.push(String(ctx.signal.reason instanceof Error ? ctx.signal.reason.message : ctx.signal.reason));
+            seen.slowAborted.resolve(seen.aborted.at(-1) ?? '');
             resolve({ content: [{ type: 'text', text: 'aborted' }] });
           });
         });
@@ -82,6 +89,7 @@ const upstream: Upstream = {
       close: async () => {
         seen.closedConnections += 1;
         await connection.close();
+        seen.connectionClosed.resolve();
       },
     };
   },
@@ -89,6 +97,37 @@ const upstream: Upstream = {
 
 async function start(options: ServeHttpOptions = {}): Promise<HttpFront> {
   return serveHttp(chain().to(upstream), { port: 0, log: silentLogger, ...options });
+}
+
+/** Settles with `promise`, or fails naming `what` if that takes longer than a generous 10 s. */
+function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  return withDeadline(promise, { what });
+}
+
+/**
+ * POSTs `body` with `Transfer-Encoding: chunked` (no Content-Length, so the front can only find
+ * out how large it is by reading it), in 1 KiB chunks; resolves with the status and body.
+ */
+function postChunked(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+  const target = new URL(url);
+  return within(new Promise((resolve, reject) => {
+    const req = httpRequest({
+      host: target.hostname,
+      port: target.port,
+      path: target.pathname + target.search,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'transfer-encoding': 'chunked', ...headers },
+    }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    // The front may answer 413 and close before it has read everything: that is no failure here.
+    req.on('error', (error) => (req.headersSent ? undefined : reject(error)));
+    for (let at = 0; at < body.length; at += 1024) req.write(body.slice(at, at + 1024));
+    req.end();
+  }), `the answer to a chunked POST to ${url}`);
 }
 
 function call(id: number, name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>): Record<string, unknown> {
@@ -120,9 +159,22 @@ describe('Streamable HTTP front: sessions', () => {
 
   test('notifications and responses get 202 and no body', async () => {
     const { headers } = await openSession(front.url);
-    const reply = await send(front.url, { body: { jsonrpc: '2.0', method: 'notifications/roots/list_changed' }, headers });
-    assert.equal(reply.status, 202);
-    assert.equal(reply.text, '');
+    const notified = await send(front.url, { body: { jsonrpc: '2.0', method: 'notifications/roots/list_changed' }, headers });
+    assert.equal(notified.status, 202);
+    assert.equal(notified.text, '');
+    // A response: the client's answer to a request the server made (elicitation, during a call).
+    const stream = await openStream(front.url, { method: 'POST', body: call(21, 'ask'), headers });
+    let event = await stream.next();
+    if (event.data === '') event = await stream.next();
+    const asked = JSON.parse(event.data) as { id: number; method: string };
+    assert.equal(asked.method, 'elicitation/create');
+    const answered = await send(front.url, { body: { jsonrpc: '2.0', id: asked.id, result: { action: 'decline' } }, headers });
+    assert.equal(answered.status, 202);
+    assert.equal(answered.text, '');
+    assert.equal(answered.headers.get('content-type'), null);
+    // ... and it was taken as the answer: the call finishes with it.
+    assert.deepEqual(JSON.parse((await stream.next()).data), { jsonrpc: '2.0', id: 21, result: { content: [{ type: 'text', text: 'decline' }] } });
+    stream.close();
   });
 
   test('a request without Mcp-Session-Id (other than initialize) is 400', async () => {
@@ -221,6 +273,15 @@ describe('Streamable HTTP front: what a client sends wrong gets the exact status
     assert.equal(reply.status, 413);
     const after = await send(front.url, { body: call(4, 'echo', { text: 'small' }), headers });
     assert.equal(after.status, 200);
+  });
+
+  test('a chunked body (no Content-Length) over the limit is 413 too, and the session keeps serving', async () => {
+    const reply = await postChunked(front.url, headers, JSON.stringify(call(5, 'echo', { text: 'x'.repeat(70 * 1024) })));
+    assert.equal(reply.status, 413);
+    assert.match(reply.text, /Payload Too Large/);
+    const small = await postChunked(front.url, headers, JSON.stringify(call(6, 'echo', { text: 'small' })));
+    assert.equal(small.status, 200, 'a chunked body under the limit is read as usual');
+    assert.deepEqual(JSON.parse(small.text), { jsonrpc: '2.0', id: 6, result: { content: [{ type: 'text', text: 'small' }] } });
   });
 
   test('an Accept header without text/event-stream is 406; a non-JSON content type is 415', async () => {
@@ -385,7 +446,7 @@ describe('Streamable HTTP front: nothing lost when a client goes away', () => {
   test('a client that drops a plain JSON answer cancels the call upstream (it could never be delivered)', async () => {
     const { headers } = await openSession(front.url);
     seen.slowStarted = deferred();
-    const aborted = seen.aborted.length;
+    seen.slowAborted = deferred<string>();
     const controller = new AbortController();
     const call7 = fetch(front.url, {
       method: 'POST',
@@ -396,8 +457,7 @@ describe('Streamable HTTP front: nothing lost when a client goes away', () => {
     await seen.slowStarted.promise;
     controller.abort();
     assert.equal(await call7, 'dropped');
-    while (seen.aborted.length === aborted) await new Promise((resolve) => setTimeout(resolve, 5));
-    assert.match(seen.aborted.at(-1) ?? '', /disconnected/);
+    assert.match(await within(seen.slowAborted.promise, 'the slow tool to be aborted'), /disconnected/);
     // The session is unharmed.
     const after = await send(front.url, { body: call(8, 'echo', { text: 'still here' }), headers });
     assert.equal(after.status, 200);
@@ -502,9 +562,11 @@ describe('Streamable HTTP front: limits', () => {
   test('an idle session expires after its TTL: its upstream connection is closed and its id is 404', async () => {
     const front = await start({ sessionTtlMs: 1 });
     try {
-      const { headers } = await openSession(front.url);
+      seen.connectionClosed = deferred();
       const closed = seen.closedConnections;
-      while (front.sessions > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      const { headers } = await openSession(front.url);
+      await within(seen.connectionClosed.promise, 'the idle session to expire and close its upstream connection');
+      assert.equal(front.sessions, 0);
       assert.equal(seen.closedConnections, closed + 1);
       assert.equal((await send(front.url, { body: call(1, 'echo', { text: 'x' }), headers })).status, 404);
     } finally {
