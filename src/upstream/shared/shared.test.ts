@@ -245,7 +245,13 @@ describe('shared upstream: notifications', () => {
     const hs = await sessions(3, upstream);
     const all = hs.map((h) => h.notification('notifications/tools/list_changed'));
     server.send({ method: 'notifications/tools/list_changed' });
-    await Promise.all(all);
+    const received = await Promise.all(all);
+    assert.deepEqual(received, hs.map(() => ({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })));
+    // Once each: a marker sent after it reaches every session, and nothing else came in between.
+    const marker = hs.map((h) => h.notification('notifications/prompts/list_changed'));
+    server.send({ method: 'notifications/prompts/list_changed' });
+    await Promise.all(marker);
+    for (const h of hs) assert.deepEqual(h.notifications().map((m) => m.method), ['notifications/tools/list_changed', 'notifications/prompts/list_changed']);
     for (const h of hs) await h.close();
     await upstream.close();
   });

@@ -6,6 +6,7 @@ import { MemoryTransport } from '../../../transport/memory-transport.js';
 import { requestScope } from '../../../core/request-scope.js';
 import type { Upstream, UpstreamConnection } from '../../../core/upstream.js';
 import { MessageWaiters } from '../../../testing/message-waiters.js';
+import { withDeadline, type WaitOptions } from '../../../testing/with-deadline.js';
 
 type Handler = (params: JsonObject, id: JsonRpcId) => Result | Promise<Result>;
 
@@ -68,17 +69,20 @@ export class WireServer implements Upstream {
     this.#server?.send({ jsonrpc: '2.0', ...message } as unknown as JsonRpcMessage);
   }
 
-  /** Sends a server→client request (with no relation) and resolves with the whole response. */
-  ask(method: string, params: JsonObject = {}): Promise<JsonObject> {
+  /**
+   * Sends a server→client request (with no relation) and resolves with the whole response; fails
+   * naming it if none comes within the wait timeout.
+   */
+  ask(method: string, params: JsonObject = {}, options: WaitOptions = {}): Promise<JsonObject> {
     const id = `s${this.#nextId++}`;
     const answered = new Promise<JsonObject>((resolve) => this.#answers.set(id, resolve));
     this.send({ id, method, params });
-    return answered;
+    return withDeadline(answered, { what: `the client's answer to ${method} (id ${id})`, ...options }, { onTimeout: () => this.#answers.delete(id) });
   }
 
-  /** The next message received (after now) for which `predicate` holds. */
-  waitFor(predicate: (message: JsonObject) => boolean): Promise<JsonObject> {
-    return this.#waiters.waitFor(predicate);
+  /** The next message received (after now) for which `predicate` holds (bounded: see MessageWaiters). */
+  waitFor(predicate: (message: JsonObject) => boolean, options: WaitOptions = {}): Promise<JsonObject> {
+    return this.#waiters.waitFor(predicate, options);
   }
 
   /** Messages received so far of `method`. */
@@ -92,7 +96,10 @@ export class WireServer implements Upstream {
     this.#waiters.deliver(value);
     const { id, method } = value;
     if (typeof method !== 'string') {
-      if (typeof id === 'string' || typeof id === 'number') this.#answers.get(id)?.(value);
+      if (typeof id === 'string' || typeof id === 'number') {
+        this.#answers.get(id)?.(value);
+        this.#answers.delete(id);
+      }
       return;
     }
     if (typeof id !== 'string' && typeof id !== 'number') return;
