@@ -30,6 +30,8 @@ export interface ConnectOptions {
   connectTimeoutMs?: number;
   /** Stderr lines kept for diagnostics; default 200. */
   stderrLines?: number;
+  /** Keep everything the child writes to stderr, for `stderrText()` (e.g. to prove a secret is in none of it). */
+  keepAllStderr?: boolean;
 }
 
 export interface CloseReport {
@@ -64,8 +66,13 @@ export interface Connection {
   waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   /** Replace the roots and send notifications/roots/list_changed. */
   setRoots(roots: Root[]): Promise<void>;
-  /** Last stderr lines, joined. */
+  /** Last stderr lines, joined (each cut at 2000 characters: for diagnostics, not for proofs). */
   stderrTail(lines?: number): string;
+  /**
+   * Everything the child wrote to stderr, exactly (only with `keepAllStderr`), once the stream has
+   * ended: after close(), the last lines may still be on their way when the child has exited.
+   */
+  stderrText(): Promise<string>;
   /** Total bytes read from the child's stderr. */
   stderrBytes(): number;
   /** Idempotent; resolves once the child process is gone. */
@@ -119,6 +126,7 @@ export async function connectClient(target: Target, opts: ConnectOptions = {}): 
   const stderrLines: string[] = [];
   let stderrPartial = '';
   let stderrTotal = 0;
+  const stderrAll: Buffer[] = [];
   const stderrWaiters: Waiter<string>[] = [];
   const pushLine = (line: string): void => {
     stderrLines.push(line.length > 2000 ? `${line.slice(0, 2000)}…` : line);
@@ -131,9 +139,14 @@ export async function connectClient(target: Target, opts: ConnectOptions = {}): 
     }
   };
   if (!stderr) throw new Error('the target did not expose a stderr stream');
+  const stderrEnded = new Promise<void>((resolve) => {
+    stderr?.once('end', resolve);
+    stderr?.once('close', resolve);
+  });
   const decoder = new StringDecoder('utf8');
   stderr.on('data', (data: Buffer) => {
     stderrTotal += data.length;
+    if (opts.keepAllStderr) stderrAll.push(data);
     const parts = (stderrPartial + decoder.write(data)).split('\n');
     stderrPartial = parts.pop() ?? '';
     for (const line of parts) pushLine(line);
@@ -335,6 +348,11 @@ export async function connectClient(target: Target, opts: ConnectOptions = {}): 
     },
     stderrTail,
     stderrBytes: () => stderrTotal,
+    stderrText: async () => {
+      if (!opts.keepAllStderr) throw new Error('stderrText() needs connectClient(..., { keepAllStderr: true })');
+      await withTimeout(stderrEnded, DEFAULT_TIMEOUT_MS, () => `the end of the child's stderr; ${diag()}`);
+      return Buffer.concat(stderrAll).toString('utf8');
+    },
     close: () => {
       closing ??= doClose();
       return closing;

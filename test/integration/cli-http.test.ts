@@ -32,7 +32,7 @@ describe('mcp-chain --url', () => {
       command: process.execPath,
       args: [proxyMain, '--url', fixture.url, '--header', 'X-Team: ${CLI_HTTP_TEAM}', '--bearer', '${CLI_HTTP_TOKEN}', '--log-level', 'debug'],
       env: { CLI_HTTP_TEAM: 'red', CLI_HTTP_TOKEN: 'cli-s3cret' },
-    });
+    }, { keepAllStderr: true });
     try {
       assert.equal(textOf(await callTool(conn.client, { name: 'echo', arguments: { text: 'over http' } })), 'over http');
       const headers = JSON.parse(textOf(await callTool(conn.client, { name: 'headers', arguments: {} }))) as Record<string, string>;
@@ -43,7 +43,10 @@ describe('mcp-chain --url', () => {
       assert.equal(report.exitCode, 0);
       assert.equal(report.escalation, 'none');
     }
-    assert.ok(!conn.stderrTail(1000).includes('cli-s3cret'));
+    // All of stderr, not a tail of it: the token is in none of the debug log.
+    const stderr = await conn.stderrText();
+    assert.equal(Buffer.byteLength(stderr), conn.stderrBytes(), 'every byte the CLI wrote to stderr is read');
+    assert.ok(!stderr.includes('cli-s3cret'), 'the bearer token never reaches the log');
     const session = fixture.sessions.at(-1)?.id;
     assert.ok(fixture.requests.some((r) => r.method === 'DELETE' && r.headers['mcp-session-id'] === session));
   });
