@@ -46,6 +46,8 @@ describe('mcp-chain --url', () => {
     // All of stderr, not a tail of it: the token is in none of the debug log.
     const stderr = await conn.stderrText();
     assert.equal(Buffer.byteLength(stderr), conn.stderrBytes(), 'every byte the CLI wrote to stderr is read');
+    const opened = stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg?: string; headers?: unknown }).find((l) => l.msg === 'upstream session opened');
+    assert.deepEqual(opened?.headers, ['x-team', 'authorization'], 'the debug log names the headers it sends (and only names them)');
     assert.ok(!stderr.includes('cli-s3cret'), 'the bearer token never reaches the log');
     const session = fixture.sessions.at(-1)?.id;
     assert.ok(fixture.requests.some((r) => r.method === 'DELETE' && r.headers['mcp-session-id'] === session));

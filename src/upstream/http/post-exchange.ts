@@ -48,6 +48,9 @@ export async function readPostAnswer(session: UpstreamSession, message: JsonRpcM
     const header = response.headers['mcp-session-id'];
     session.id = typeof header === 'string' && header !== '' ? header : undefined;
     session.expired = false;
+    // Which headers go with every request, by name only: their values may be secrets.
+    const { server, headers } = session.options.target;
+    session.options.log.debug('upstream session opened', { server, headers: Object.keys(headers) });
   }
   if (id === undefined) {
     drainResponse(response);
