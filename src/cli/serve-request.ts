@@ -2,7 +2,7 @@ import type { LogLevel } from '../log/logger.js';
 import type { HttpOptions } from '../upstream/http/http-options.js';
 import type { ServerCommand } from '../upstream/spawn-server.js';
 import type { OptionValues } from './command.js';
-import { isLoopbackHost } from './loopback.js';
+import { isLoopbackHost } from '../front/http/loopback-host.js';
 import type { ServeOptions } from './serve-options.js';
 import { UsageError } from './usage-error.js';
 

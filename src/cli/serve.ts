@@ -11,7 +11,6 @@ import type { SpawnedServer } from '../upstream/spawn-server.js';
 import { stdio } from '../upstream/stdio.js';
 import type { Upstream } from '../core/upstream.js';
 import { loadChainFile } from './load-chain-file.js';
-import { isLoopbackHost } from './loopback.js';
 import type { HttpListen, ServeRequest } from './serve-request.js';
 import { version } from './version.js';
 
@@ -90,6 +89,9 @@ async function serveOnHttp(upstream: Upstream, http: HttpListen, options: Sessio
     port: http.port,
     sse: http.sse,
     ...(tokens.length > 0 ? { auth: { tokens } } : {}),
+    // serveRequest refused a bind beyond loopback without a token unless --allow-unauthenticated;
+    // serveHttp then says so in one warning line.
+    allowUnauthenticated: http.allowUnauthenticated,
     ...(http.allowedOrigins ? { allowedOrigins: http.allowedOrigins } : {}),
     ...(http.allowedHosts ? { allowedHosts: http.allowedHosts } : {}),
     ...(http.sessionTtlMs === undefined ? {} : { sessionTtlMs: http.sessionTtlMs }),
@@ -98,10 +100,6 @@ async function serveOnHttp(upstream: Upstream, http: HttpListen, options: Sessio
   if (stopping) {
     await front.close();
   } else {
-    if (tokens.length === 0 && !isLoopbackHost(http.host)) {
-      // Only reached with --allow-unauthenticated (serveRequest refuses it otherwise): said once, loudly.
-      log.warn('--allow-unauthenticated: this endpoint answers anyone who can reach it, without a token', { url: front.url });
-    }
     // Where we listen is shown even at --log-level warn or error (only silent hides it).
     const where = { url: front.url, ...(http.sse ? { sse: new URL('/sse', front.url).href } : {}) };
     if (quietLevel) log.warn('listening', where);

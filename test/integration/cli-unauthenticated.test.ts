@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { openSession, send } from '../helpers/http.js';
 import { startHttpProxy, type HttpProxy } from '../helpers/http-proxy.js';
+import { loopbackAlias } from '../helpers/loopback-alias.js';
 import { proxyMain, repoRoot } from '../helpers/targets.js';
 
 const T = { timeout: 60_000 };
@@ -41,7 +42,7 @@ function unauthenticatedWarnings(proxy: HttpProxy): { level?: unknown; msg?: unk
   return logLines(proxy).filter((l) => typeof l.msg === 'string' && /answers anyone/.test(l.msg));
 }
 
-/** The proxy's endpoint reached through 127.0.0.1 (it may announce 0.0.0.0 or [::]). */
+/** The proxy's endpoint reached through 127.0.0.1 (it announces the name it was given). */
 function viaLoopback(url: string): string {
   const local = new URL(url);
   local.hostname = '127.0.0.1';
@@ -81,7 +82,7 @@ describe('mcp-chain --http on an address beyond loopback', () => {
   });
 
   test('with --allow-unauthenticated it starts, serves anyone, and says so in exactly one warning line before "listening"', T, async () => {
-    const proxy = await startHttpProxy(['--http', '0.0.0.0:0', '--allow-unauthenticated', ...server]);
+    const proxy = await startHttpProxy(['--http', `${await loopbackAlias()}:0`, '--allow-unauthenticated', ...server]);
     try {
       assert.deepEqual(await echoThrough(viaLoopback(proxy.url)), ECHOED);
       const warnings = unauthenticatedWarnings(proxy);
@@ -96,7 +97,7 @@ describe('mcp-chain --http on an address beyond loopback', () => {
   });
 
   test('with --token-env it starts without a warning, and answers only that token', T, async () => {
-    const proxy = await startHttpProxy(['--http', '0.0.0.0:0', '--token-env', 'OPEN_TOKEN', ...server], { OPEN_TOKEN: 'tok-open-1' });
+    const proxy = await startHttpProxy(['--http', `${await loopbackAlias()}:0`, '--token-env', 'OPEN_TOKEN', ...server], { OPEN_TOKEN: 'tok-open-1' });
     try {
       const url = viaLoopback(proxy.url);
       assert.equal((await send(url, { body: { jsonrpc: '2.0', id: 1, method: 'ping' } })).status, 401);

@@ -1,5 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ChainError } from '../../errors/chain-error.js';
 import { HttpError } from '../../errors/http-error.js';
 import type { Logger } from '../../log/logger.js';
 import { stderrLogger } from '../../log/stderr-logger.js';
@@ -9,6 +10,7 @@ import { authenticator, type AuthOptions } from './authenticator.js';
 import { applyConnectionPolicy } from './connection-policy.js';
 import { MemoryEventStore, type EventStore } from './event-store.js';
 import { LegacySseEndpoint } from './legacy-sse-endpoint.js';
+import { isLoopbackHost } from './loopback-host.js';
 import type { OriginGuardOptions } from './origin-guard.js';
 import { routeRequest, type Routes } from './route-request.js';
 import { SessionTable } from './session-table.js';
@@ -29,6 +31,11 @@ export interface ServeHttpOptions extends SessionOptions {
   allowedHosts?: readonly string[];
   /** Require a bearer token or API key. */
   auth?: AuthOptions;
+  /**
+   * Listen beyond loopback (any `host` but localhost, 127.0.0.0/8, ::1) without `auth`: refused
+   * (a ChainError) unless this is true, and then said in one warning line. Default false.
+   */
+  allowUnauthenticated?: boolean;
   /** Largest request body. Default 4 MiB. */
   maxBodyBytes?: number;
   /** Most live sessions. Default 1000. */
@@ -56,8 +63,6 @@ export interface HttpFront {
   close(): Promise<void>;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
-
 /**
  * Serves `upstream` (usually a Chain) over HTTP: Streamable HTTP on one endpoint, and optionally
  * the legacy HTTP+SSE transport. Every request passes the same gate first: `Host`/`Origin`
@@ -68,6 +73,10 @@ export async function serveHttp(upstream: Upstream, options: ServeHttpOptions = 
   const log = options.log ?? stderrLogger();
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
+  const open = !isLoopbackHost(host) && (options.auth?.tokens.length ?? 0) === 0;
+  if (open && options.allowUnauthenticated !== true) {
+    throw new ChainError('CONFIG', `serveHttp: ${host} listens beyond this machine without auth: give auth, or allowUnauthenticated: true to answer anyone who can reach it`);
+  }
   // One table for both fronts: the session limit, expiry and shutdown cover them all.
   const sessions = new SessionTable({ maxSessions: options.maxSessions ?? 1000, log });
   const handle = routeRequest(routesOf(upstream, options, { log, host, path, sessions }));
@@ -80,6 +89,7 @@ export async function serveHttp(upstream: Upstream, options: ServeHttpOptions = 
   server.headersTimeout = 30_000;
   const connections = applyConnectionPolicy(server);
   const url = endpointUrl(await listen(server, options.port ?? 3000, host), path);
+  if (open) log.warn('unauthenticated by choice: this endpoint answers anyone who can reach it, without a token', { url });
   const stopUpkeep = sessions.startUpkeep(options.sessionTtlMs ?? 30 * 60_000, options.sseKeepAliveMs ?? 25_000);
 
   let closing: Promise<void> | undefined;
@@ -114,7 +124,7 @@ function routesOf(upstream: Upstream, options: ServeHttpOptions, basics: Basics)
   const { allowedOrigins, allowedHosts, serverInfo, timeouts } = options;
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const session: SessionOptions = { log, ...(serverInfo ? { serverInfo } : {}), ...(timeouts ? { timeouts } : {}) };
-  const guard: OriginGuardOptions = { loopback: LOOPBACK.has(host), ...(allowedOrigins ? { allowedOrigins } : {}), ...(allowedHosts ? { allowedHosts } : {}) };
+  const guard: OriginGuardOptions = { loopback: isLoopbackHost(host), ...(allowedOrigins ? { allowedOrigins } : {}), ...(allowedHosts ? { allowedHosts } : {}) };
   const streamable = new StreamableHttpEndpoint({
     upstream,
     session,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isLoopbackHost } from './loopback.js';
+import { isLoopbackHost } from './loopback-host.js';
 
 test('isLoopbackHost: localhost, 127.0.0.0/8 and ::1 in any spelling stay on this machine; anything else may not', () => {
   for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', 'LocalHost', '::1', '0:0:0:0:0:0:0:1', '0000::0001', '::ffff:127.0.0.1', '0:0:0:0:0:ffff:127.0.0.1']) {

@@ -2,7 +2,7 @@
  * Whether listening on `host` keeps the endpoint on this machine: `localhost`, 127.0.0.0/8, `::1`
  * (also written out, or as `::ffff:127.x.x.x`). Anything else (0.0.0.0, ::, a LAN address, any
  * other name, even one that resolves to 127.0.0.1 today) may be reached from elsewhere. No
- * `node:net` here: this runs on every start, before the server is spawned.
+ * `node:net` here: this runs on every start, before the server is spawned (the CLI refuses such a bind with its own message first).
  */
 export function isLoopbackHost(host: string): boolean {
   const name = host.toLowerCase();
