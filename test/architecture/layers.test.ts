@@ -15,7 +15,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['chain'],
   ['upstream'],
   ['middleware'],
-  ['front', 'testing'],
+  ['front', 'testing', 'config'],
   ['cli'],
   ['.'],
 ];
