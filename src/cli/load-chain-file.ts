@@ -7,7 +7,7 @@ import { isChain } from '../chain/chain.js';
 import { ChainError } from '../errors/chain-error.js';
 import type { SessionOptions } from '../session/session.js';
 import type { Upstream } from '../core/upstream.js';
-import { CompileCache } from './compile-cache.js';
+import { CompileCache } from '../config/compile-cache.js';
 
 export interface ChainFile {
   /**
