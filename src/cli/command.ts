@@ -36,9 +36,11 @@ export interface SynopsisLine {
 }
 
 export interface PositionalDefinition {
-  /** Shown as `<name>`. */
+  /** Shown as `<name>` (`[name]` when optional). */
   readonly name: string;
   readonly help: string;
+  /** It may be left out (only the last positionals of a command may be optional). */
+  readonly optional?: boolean;
 }
 
 /** The command line of a server to start, given after `--`. */
@@ -53,7 +55,7 @@ export interface RestDefinition {
 /** One command line, parsed against its command's definition. */
 export interface ParsedCommandLine<O extends OptionDefinitions> {
   readonly values: OptionValues<O>;
-  /** The positionals, one per definition (the parser checked the count). */
+  /** The positionals, one per definition given (the parser checked the count: optional ones may be missing). */
   readonly positionals: readonly string[];
   /** What followed `--` (empty when nothing did); commands without `rest` never see a `--`. */
   readonly rest: readonly string[];

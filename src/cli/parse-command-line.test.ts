@@ -32,7 +32,14 @@ const call = defineCommand({
   },
   run: () => Promise.resolve(0),
 });
-const table: CommandTable = { program: 'tool', title: 'tool — a test', defaultCommand: serve, commands: [call] };
+const check = defineCommand({
+  name: 'check',
+  summary: 'check a file',
+  positionals: [{ name: 'file', optional: true, help: 'the file (default: the one found here)' }],
+  options: {},
+  run: () => Promise.resolve(0),
+});
+const table: CommandTable = { program: 'tool', title: 'tool — a test', defaultCommand: serve, commands: [call, check] };
 
 /** The parsed command line of `argv`, which must select a command. */
 function parsed(argv: string[]): Extract<CommandLine, { kind: 'command' }> {
@@ -73,6 +80,13 @@ describe('parseCommandLine', () => {
 
   test('a command without a rest takes what follows -- as positionals (a value that starts with a dash)', () => {
     assert.deepEqual(parsed(['call', 'http://x', '--', '--odd-tool']).parsed.positionals, ['http://x', '--odd-tool']);
+  });
+
+  test('an optional positional may be left out, and is shown in brackets', () => {
+    assert.deepEqual(parsed(['check']).parsed.positionals, []);
+    assert.deepEqual(parsed(['check', 'a.json']).parsed.positionals, ['a.json']);
+    assert.equal(refusal(['check', 'a.json', 'b.json']).message, "unexpected argument 'b.json'");
+    assert.match(renderHelp(table, check), /^ {2}tool check \[file\] \[options\]$/m);
   });
 
   test('the last of a repeated single option wins', () => {
@@ -127,6 +141,14 @@ describe('the command table of mcp-chain', () => {
         seen.set(name, option);
         if (option.requires !== undefined) assert.ok(Object.hasOwn(command.options, option.requires), `--${name} requires an option its command has`);
       }
+    }
+  });
+
+  test('only the last positionals of a command are optional', () => {
+    for (const command of all) {
+      const firstOptional = command.positionals.findIndex((p) => p.optional === true);
+      if (firstOptional === -1) continue;
+      assert.ok(command.positionals.slice(firstOptional).every((p) => p.optional === true), `${String(command.name)}: an optional positional before a required one`);
     }
   });
 

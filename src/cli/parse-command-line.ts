@@ -49,7 +49,7 @@ export function parseCommandLine(table: CommandTable, argv: readonly string[]): 
   if (!command.rest && afterDashdash) positionals.push(...afterDashdash);
   if (command.rest && !command.rest.optional && rest.length === 0) fail(`missing -- ${command.rest.name}`);
   const missing = command.positionals[positionals.length];
-  if (missing) fail(`missing <${missing.name}>`);
+  if (missing && missing.optional !== true) fail(`missing <${missing.name}>`);
   const extra = positionals[command.positionals.length];
   if (extra !== undefined) {
     fail(command === table.defaultCommand && command.positionals.length === 0 ? `unknown command '${extra}'` : `unexpected argument '${extra}'`);

@@ -1,4 +1,4 @@
-import type { CommandDefinition, CommandTable, OptionDefinition, OptionDefinitions, SynopsisLine } from './command.js';
+import type { CommandDefinition, CommandTable, OptionDefinition, OptionDefinitions, PositionalDefinition, SynopsisLine } from './command.js';
 import { GLOBAL_OPTIONS } from './parse-command-line.js';
 
 const WIDTH = 100;
@@ -47,16 +47,21 @@ export function commandName(table: CommandTable, command: CommandDefinition): st
 export function synopsisOf(table: CommandTable, command: CommandDefinition): SynopsisLine[] {
   const name = commandName(table, command);
   if (command.synopsis) return command.synopsis.map(({ usage, summary }) => ({ usage: `${name} ${usage}`, summary }));
-  const words = [name, ...command.positionals.map((p) => `<${p.name}>`), '[options]'];
+  const words = [name, ...command.positionals.map(positionalLabel), '[options]'];
   if (command.rest) words.push(command.rest.optional ? `[-- ${command.rest.name}]` : `-- ${command.rest.name}`);
   return [{ usage: words.join(' '), summary: command.summary }];
 }
 
 /** The positionals and the rest of a command, labelled as in its usage. */
 export function argumentsOf(command: CommandDefinition): { label: string; help: string }[] {
-  const args = command.positionals.map((p) => ({ label: `<${p.name}>`, help: p.help }));
+  const args = command.positionals.map((p) => ({ label: positionalLabel(p), help: p.help }));
   if (command.rest) args.push({ label: `-- ${command.rest.name}`, help: command.rest.help });
   return args;
+}
+
+/** `<name>`, or `[name]` when it may be left out. */
+export function positionalLabel(positional: PositionalDefinition): string {
+  return positional.optional === true ? `[${positional.name}]` : `<${positional.name}>`;
 }
 
 /** Options by heading, headings in order of first appearance; the global ones close "Options". */
