@@ -1,6 +1,5 @@
 import { chain } from '../chain/chain.js';
 import { ChainError } from '../errors/chain-error.js';
-import { serveHttp, type HttpFront } from '../front/http/serve-http.js';
 import { serveStdio } from '../front/serve-stdio.js';
 import type { Logger } from '../log/logger.js';
 import { stderrLogger } from '../log/stderr-logger.js';
@@ -11,6 +10,7 @@ import type { SpawnedServer } from '../upstream/spawn-server.js';
 import { stdio } from '../upstream/stdio.js';
 import type { Upstream } from '../core/upstream.js';
 import { loadChainFile } from './load-chain-file.js';
+import { serveHttpUntilSignal } from './serve-http-until-signal.js';
 import type { HttpListen, ServeRequest } from './serve-request.js';
 import { version } from './version.js';
 
@@ -70,40 +70,23 @@ async function serveOnHttp(upstream: Upstream, http: HttpListen, options: Sessio
     if (token === undefined || token === '') throw new ChainError('USAGE', `--token-env ${name}: the variable is not set`);
     return { id: name, token };
   });
-  // Signals are handled before anyone can learn our address: a SIGTERM right after "listening"
-  // must still close the sessions (and their server processes) in order.
-  let front: HttpFront | undefined = undefined;
-  let stopping = false;
-  let stopped!: () => void;
-  const done = new Promise<void>((resolve) => (stopped = resolve));
-  const stop = (): void => {
-    if (stopping) process.exit(0);
-    stopping = true;
-    void (front ? front.close() : Promise.resolve()).then(stopped);
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  front = await serveHttp(upstream, {
-    ...options,
-    host: http.host,
-    port: http.port,
-    sse: http.sse,
-    ...(tokens.length > 0 ? { auth: { tokens } } : {}),
-    // serveRequest refused a bind beyond loopback without a token unless --allow-unauthenticated;
-    // serveHttp then says so in one warning line.
-    allowUnauthenticated: http.allowUnauthenticated,
-    ...(http.allowedOrigins ? { allowedOrigins: http.allowedOrigins } : {}),
-    ...(http.allowedHosts ? { allowedHosts: http.allowedHosts } : {}),
-    ...(http.sessionTtlMs === undefined ? {} : { sessionTtlMs: http.sessionTtlMs }),
-    ...(http.maxSessions === undefined ? {} : { maxSessions: http.maxSessions }),
-  });
-  if (stopping) {
-    await front.close();
-  } else {
-    // Where we listen is shown even at --log-level warn or error (only silent hides it).
-    const where = { url: front.url, ...(http.sse ? { sse: new URL('/sse', front.url).href } : {}) };
-    if (quietLevel) log.warn('listening', where);
-    else log.info('listening', where);
-  }
-  await done;
+  await serveHttpUntilSignal(
+    upstream,
+    {
+      ...options,
+      host: http.host,
+      port: http.port,
+      sse: http.sse,
+      ...(tokens.length > 0 ? { auth: { tokens } } : {}),
+      // serveRequest refused a bind beyond loopback without a token unless --allow-unauthenticated;
+      // serveHttp then says so in one warning line.
+      allowUnauthenticated: http.allowUnauthenticated,
+      ...(http.allowedOrigins ? { allowedOrigins: http.allowedOrigins } : {}),
+      ...(http.allowedHosts ? { allowedHosts: http.allowedHosts } : {}),
+      ...(http.sessionTtlMs === undefined ? {} : { sessionTtlMs: http.sessionTtlMs }),
+      ...(http.maxSessions === undefined ? {} : { maxSessions: http.maxSessions }),
+    },
+    log,
+    quietLevel,
+  );
 }
