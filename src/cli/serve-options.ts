@@ -82,3 +82,38 @@ export const SERVE_OPTIONS = {
 } as const satisfies OptionDefinitions;
 
 export type ServeOptions = typeof SERVE_OPTIONS;
+
+const FILE_HTTP = "HTTP front (with --http, or the file's `http` section: each option replaces what the file says)";
+
+/**
+ * The options of `mcp-chain serve <config-file>`: the file names the servers, so only the front and
+ * the session's limits are left to the command line. The HTTP options need no `--http` here: a
+ * file with an `http` section serves HTTP by itself (`configServeRequest` refuses them when
+ * neither says HTTP).
+ */
+export const CONFIG_SERVE_OPTIONS = {
+  http: {
+    type: 'string',
+    value: '[host:]port',
+    group: FILE_HTTP,
+    help: "serve on Streamable HTTP instead of stdio, listening there (instead of the file's host and port; host defaults to 127.0.0.1, port 0 picks a free one). A host other than loopback needs a token or --allow-unauthenticated.",
+  },
+  sse: { type: 'boolean', group: FILE_HTTP, help: SERVE_OPTIONS.sse.help },
+  'token-env': { type: 'string', multiple: true, value: '<VAR>', group: FILE_HTTP, help: `${SERVE_OPTIONS['token-env'].help}; replaces the file's tokens` },
+  'allow-unauthenticated': { type: 'boolean', group: FILE_HTTP, help: 'listen beyond loopback without a token: the endpoint answers anyone who can reach it (a warning says so at start)' },
+  'allow-origin': { type: 'string', multiple: true, value: '<origin>', group: FILE_HTTP, help: SERVE_OPTIONS['allow-origin'].help },
+  'allow-host': { type: 'string', multiple: true, value: '<name>', group: FILE_HTTP, help: SERVE_OPTIONS['allow-host'].help },
+  'session-ttl': { type: 'string', value: '<seconds>', group: FILE_HTTP, help: SERVE_OPTIONS['session-ttl'].help },
+  'max-sessions': { type: 'string', value: '<n>', group: FILE_HTTP, help: SERVE_OPTIONS['max-sessions'].help },
+  watch: {
+    type: 'boolean',
+    help: 're-read the file when it changes: servers added, removed or changed are started or stopped in running sessions too (the others keep running); a file with problems is reported and the running config kept. The front and the global middleware change only at a restart.',
+  },
+  name: { type: 'string', value: '<name>', help: "serverInfo.name shown to clients (instead of the file's serverInfo, default mcp-chain)" },
+  timeout: { type: 'string', value: '<ms>', help: SERVE_OPTIONS.timeout.help },
+  'max-timeout': { type: 'string', value: '<ms>', help: SERVE_OPTIONS['max-timeout'].help },
+  'max-message-bytes': { type: 'string', value: '<n>', help: SERVE_OPTIONS['max-message-bytes'].help },
+  'log-level': { type: 'string', value: '<level>', help: SERVE_OPTIONS['log-level'].help },
+} as const satisfies OptionDefinitions;
+
+export type ConfigServeOptions = typeof CONFIG_SERVE_OPTIONS;

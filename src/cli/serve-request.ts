@@ -3,7 +3,7 @@ import type { HttpOptions } from '../upstream/http/http-options.js';
 import type { ServerCommand } from '../upstream/spawn-server.js';
 import type { OptionValues } from './command.js';
 import { isLoopbackHost } from '../front/http/loopback-host.js';
-import type { ServeOptions } from './serve-options.js';
+import type { ConfigServeOptions, ServeOptions } from './serve-options.js';
 import { UsageError } from './usage-error.js';
 
 /** What a serving command asks for. Building it is light: nothing of the proxy is loaded for it. */
@@ -52,12 +52,7 @@ export function serveRequest(
   const fail = (message: string): never => {
     throw new UsageError(message, command);
   };
-  const positiveInt = (option: string, value: string | undefined): number | undefined => {
-    if (value === undefined) return undefined;
-    const n = Number(value);
-    if (!Number.isInteger(n) || n <= 0) fail(`${option} must be a positive integer, got ${value}`);
-    return n;
-  };
+  const positiveInt = (option: string, value: string | undefined): number | undefined => positiveInteger(option, value, fail);
   const remote = remoteServer(values.url, values.header ?? [], values.bearer, fail);
   const [cmd, ...args] = serverCommand;
   const server: ServerCommand | undefined =
@@ -107,6 +102,70 @@ export function serveRequest(
     logLevel: logLevel(values['log-level'], fail),
     http,
   };
+}
+
+/** What `mcp-chain serve [config-file]` asks for. Building it is light: nothing of the config or the proxy is loaded for it. */
+export interface ConfigServeRequest {
+  /** The config file given; undefined: the one to find in the working directory. */
+  file: string | undefined;
+  /** Re-read the file when it changes. */
+  watch: boolean;
+  name: string | undefined;
+  timeout: number | undefined;
+  maxTimeout: number | undefined;
+  maxMessageBytes: number | undefined;
+  logLevel: LogLevel | undefined;
+  /** What the command line says of the HTTP front: each field given replaces the file's. */
+  http: HttpOverrides;
+}
+
+/** The HTTP options of `mcp-chain serve`; undefined: not given. */
+export interface HttpOverrides {
+  /** `--http [host:]port`: serve on HTTP, there, whatever the file says. */
+  listen: { host: string; port: number } | undefined;
+  sse: boolean | undefined;
+  /** Environment variables that hold accepted tokens (instead of the file's tokens). */
+  tokenEnv: string[] | undefined;
+  allowUnauthenticated: boolean | undefined;
+  allowedOrigins: string[] | undefined;
+  allowedHosts: string[] | undefined;
+  sessionTtlMs: number | undefined;
+  maxSessions: number | undefined;
+}
+
+/** The ConfigServeRequest of `mcp-chain serve`'s options and config file; mistakes throw a UsageError for `serve`. */
+export function configServeRequest(values: OptionValues<ConfigServeOptions>, file: string | undefined): ConfigServeRequest {
+  const fail = (message: string): never => {
+    throw new UsageError(message, 'serve');
+  };
+  const positiveInt = (option: string, value: string | undefined): number | undefined => positiveInteger(option, value, fail);
+  const ttl = positiveInt('--session-ttl', values['session-ttl']);
+  return {
+    file,
+    watch: values.watch ?? false,
+    name: values.name,
+    timeout: positiveInt('--timeout', values.timeout),
+    maxTimeout: positiveInt('--max-timeout', values['max-timeout']),
+    maxMessageBytes: positiveInt('--max-message-bytes', values['max-message-bytes']),
+    logLevel: logLevel(values['log-level'], fail),
+    http: {
+      listen: values.http === undefined ? undefined : listenAddress(values.http, fail),
+      sse: values.sse,
+      tokenEnv: values['token-env'] && [...values['token-env']],
+      allowUnauthenticated: values['allow-unauthenticated'],
+      allowedOrigins: values['allow-origin'] && [...values['allow-origin']],
+      allowedHosts: values['allow-host'] && [...values['allow-host']],
+      sessionTtlMs: ttl === undefined ? undefined : ttl * 1000,
+      maxSessions: positiveInt('--max-sessions', values['max-sessions']),
+    },
+  };
+}
+
+function positiveInteger(option: string, value: string | undefined, fail: (message: string) => never): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) fail(`${option} must be a positive integer, got ${value}`);
+  return n;
 }
 
 /** `[host:]port`, `[::1]:port`. */
