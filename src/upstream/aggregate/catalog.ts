@@ -1,0 +1,248 @@
+import { ErrorCode } from '../../errors/error-code.js';
+import { McpError } from '../../errors/mcp-error.js';
+import type { Logger } from '../../log/logger.js';
+import type { JsonObject, Result } from '../../message/jsonrpc.js';
+import { isJsonObject } from '../../message/parse-message.js';
+import { CancelScope, onAbort } from '../../core/cancel-scope.js';
+import { requestScope, type RequestScope } from '../../core/request-scope.js';
+import { listDigest, type CursorCodec } from './cursor-codec.js';
+import type { MemberLink } from './member-link.js';
+import { NameTable, type NamingOptions } from './names.js';
+import { uriTemplateMatcher } from './uri-template.js';
+
+/** The lists an aggregate merges. */
+export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+
+interface KindSpec {
+  readonly method: string;
+  /** The array in the result. */
+  readonly field: string;
+  /** The capability a member must have to be asked. */
+  readonly capability: string;
+  /** What identifies an item (and goes into the list's digest). */
+  readonly key: string;
+}
+
+export const LIST_KINDS: Readonly<Record<ListKind, KindSpec>> = {
+  tools: { method: 'tools/list', field: 'tools', capability: 'tools', key: 'name' },
+  prompts: { method: 'prompts/list', field: 'prompts', capability: 'prompts', key: 'name' },
+  resources: { method: 'resources/list', field: 'resources', capability: 'resources', key: 'uri' },
+  resourceTemplates: { method: 'resources/templates/list', field: 'resourceTemplates', capability: 'resources', key: 'uriTemplate' },
+};
+
+/** One merged list, as the client sees it. */
+interface Snapshot {
+  readonly items: readonly JsonObject[];
+  readonly digest: string;
+}
+
+interface Template {
+  readonly member: string;
+  readonly uriTemplate: string;
+  readonly matches: (uri: string) => boolean;
+}
+
+export interface CatalogOptions {
+  readonly naming: NamingOptions;
+  readonly listTimeoutMs: number;
+  readonly pageSize: number | undefined;
+  readonly codec: CursorCodec;
+  readonly log: Logger;
+}
+
+/** A bound on the pages read from one member for one list: a server that loops is cut off. */
+const MAX_PAGES = 10_000;
+
+/**
+ * What the members of one session offer, merged: the lists the client pages through (each a
+ * snapshot, kept until a member says it changed or goes up or down), and the tables that route a
+ * name, URI or template back to the member that listed it. Names are mapped with a
+ * {@link NameTable}; a name once given keeps routing for the life of the session.
+ */
+export class Catalog {
+  readonly #links: () => readonly MemberLink[];
+  readonly #options: CatalogOptions;
+  #tools: NameTable;
+  #prompts: NameTable;
+  /** URI → the member that listed it first (in member order). */
+  #uriOwners = new Map<string, string>();
+  #templates: readonly Template[] | undefined;
+  #snapshots = new Map<ListKind, Snapshot>();
+  /** Warnings given once per session (hidden names, URIs two members list, slow members). */
+  readonly #warned = new Set<string>();
+
+  constructor(links: () => readonly MemberLink[], options: CatalogOptions) {
+    this.#links = links;
+    this.#options = options;
+    this.#tools = new NameTable(options.naming);
+    this.#prompts = new NameTable(options.naming);
+  }
+
+  /** Forget a list (a member said it changed, or went down or up); the next page asked re-reads it. */
+  invalidate(kind: ListKind): void {
+    this.#snapshots.delete(kind);
+    if (kind === 'resourceTemplates') this.#templates = undefined;
+  }
+
+  /** Start over: the set of members changed, so names may map differently. */
+  reset(): void {
+    this.#tools = new NameTable(this.#options.naming);
+    this.#prompts = new NameTable(this.#options.naming);
+    this.#uriOwners = new Map();
+    this.#templates = undefined;
+    this.#snapshots = new Map();
+  }
+
+  /** Answers a list request: the first page re-reads every member; later pages come from the snapshot their cursor names. */
+  async page(kind: ListKind, params: JsonObject | undefined, scope: RequestScope): Promise<Result> {
+    const cursor = params?.cursor;
+    if (cursor === undefined) return this.#slice(kind, await this.refresh(kind, scope), 0);
+    const { digest, offset } = this.#options.codec.decode(cursor, kind);
+    let snapshot = this.#snapshots.get(kind);
+    if (snapshot?.digest !== digest) snapshot = await this.refresh(kind, scope);
+    if (snapshot.digest !== digest) {
+      throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor: the list changed since this cursor was given; list again from the start');
+    }
+    if (offset > snapshot.items.length) throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor: past the end of the list');
+    return this.#slice(kind, snapshot, offset);
+  }
+
+  /** Reads every member's whole list of `kind` (in parallel, each bounded) and merges them. */
+  async refresh(kind: ListKind, scope: RequestScope | undefined): Promise<Snapshot> {
+    const spec = LIST_KINDS[kind];
+    const links = this.#links().filter((link) => link.isUp && link.has(spec.capability));
+    const lists = await Promise.all(links.map((link) => this.#readAll(link, spec, scope)));
+    const items: JsonObject[] = [];
+    const keys: string[] = [];
+    const owners = kind === 'resources' ? this.#keptOwners() : undefined;
+    const templates: Template[] = [];
+    links.forEach((link, i) => {
+      for (const item of lists[i] ?? []) {
+        const merged = this.#merge(kind, link, item, owners, templates);
+        if (merged === undefined) continue;
+        items.push(merged);
+        keys.push(String(merged[spec.key]));
+      }
+    });
+    if (owners) this.#uriOwners = owners;
+    if (kind === 'resourceTemplates') this.#templates = templates;
+    const snapshot: Snapshot = { items, digest: listDigest(keys) };
+    this.#snapshots.set(kind, snapshot);
+    return snapshot;
+  }
+
+  /** Whether the list of `kind` was read since it last changed. */
+  isFresh(kind: ListKind): boolean {
+    return this.#snapshots.has(kind);
+  }
+
+  /** The member and original name of a tool (or prompt) as the client calls it. */
+  route(kind: 'tools' | 'prompts', exposed: string): { member: string; original: string } | undefined {
+    return (kind === 'tools' ? this.#tools : this.#prompts).resolve(exposed);
+  }
+
+  /** The member that listed `uri`, or whose template matches it. */
+  async ownerOfUri(uri: string, scope: RequestScope): Promise<string | undefined> {
+    let owner = this.#uriOwners.get(uri);
+    if (owner === undefined && !this.isFresh('resources')) {
+      await this.refresh('resources', scope);
+      owner = this.#uriOwners.get(uri);
+    }
+    if (owner !== undefined) return owner;
+    const templates = this.#templates ?? (await this.refresh('resourceTemplates', scope), this.#templates ?? []);
+    return templates.find((template) => template.uriTemplate === uri || template.matches(uri))?.member;
+  }
+
+  #slice(kind: ListKind, snapshot: Snapshot, offset: number): Result {
+    const { field } = LIST_KINDS[kind];
+    const size = this.#options.pageSize;
+    if (size === undefined || snapshot.items.length - offset <= size) {
+      return { [field]: offset === 0 ? snapshot.items : snapshot.items.slice(offset) } as Result;
+    }
+    const end = offset + size;
+    const nextCursor = this.#options.codec.encode({ kind, digest: snapshot.digest, offset: end });
+    return { [field]: snapshot.items.slice(offset, end), nextCursor } as Result;
+  }
+
+  /** One member's item as the merged list shows it; undefined when it is hidden. */
+  #merge(kind: ListKind, link: MemberLink, item: JsonObject, owners: Map<string, string> | undefined, templates: Template[]): JsonObject | undefined {
+    if (kind === 'tools' || kind === 'prompts') {
+      const name = item.name;
+      if (typeof name !== 'string') return undefined;
+      const added = (kind === 'tools' ? this.#tools : this.#prompts).add(link.name, link.prefix, name);
+      if ('hiddenBy' in added) {
+        this.#warnOnce(`${kind}:${name}:${link.name}`, `${kind === 'tools' ? 'tool' : 'prompt'} "${name}" of server "${link.name}" is hidden: server "${added.hiddenBy}" has one of that name`);
+        return undefined;
+      }
+      return added.exposed === name ? item : { ...item, name: added.exposed };
+    }
+    if (kind === 'resources') {
+      const uri = item.uri;
+      if (typeof uri !== 'string' || !owners) return undefined;
+      const owner = owners.get(uri);
+      if (owner !== undefined && owner !== link.name && this.#links().some((other) => other.name === owner && other.isUp)) {
+        this.#warnOnce(`uri:${uri}:${link.name}`, `resource ${uri} of server "${link.name}" is hidden: server "${owner}" lists it too`);
+        return undefined;
+      }
+      owners.set(uri, link.name);
+      return item;
+    }
+    const uriTemplate = item.uriTemplate;
+    if (typeof uriTemplate !== 'string') return undefined;
+    templates.push({ member: link.name, uriTemplate, matches: uriTemplateMatcher(uriTemplate) });
+    return item;
+  }
+
+  /** The URI owners worth keeping across a re-read: those of members that are down now (their reads get "unavailable", not "not found"). */
+  #keptOwners(): Map<string, string> {
+    const down = new Set(this.#links().filter((link) => !link.isUp).map((link) => link.name));
+    const kept = new Map<string, string>();
+    for (const [uri, owner] of this.#uriOwners) if (down.has(owner)) kept.set(uri, owner);
+    return kept;
+  }
+
+  /** Every page of one member's list, within the list deadline; undefined (and a warning) when it fails. */
+  async #readAll(link: MemberLink, spec: KindSpec, outer: RequestScope | undefined): Promise<JsonObject[] | undefined> {
+    const cancel = new CancelScope();
+    const unlink = outer ? onAbort(outer.cancel ?? outer.signal, (reason) => cancel.abort(reason)) : noop;
+    const timeoutMs = this.#options.listTimeoutMs;
+    const timer = setTimeout(() => cancel.abort(new McpError(ErrorCode.RequestTimeout, `did not list ${spec.field} within ${timeoutMs} ms`)), timeoutMs);
+    const aborted = new Promise<never>((_, reject) => cancel.onAbort(reject));
+    aborted.catch(noop);
+    try {
+      const items: JsonObject[] = [];
+      const seen = new Set<string>();
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const message = { method: spec.method, params: cursor === undefined ? {} : { cursor } };
+        const result = await Promise.race([link.connection.request(message, requestScope(cancel, undefined)), aborted]);
+        const list = result[spec.field];
+        if (Array.isArray(list)) for (const item of list) if (isJsonObject(item)) items.push(item);
+        const next = result.nextCursor;
+        if (typeof next !== 'string' || next === '' || seen.has(next)) break;
+        seen.add(next);
+        cursor = next;
+      }
+      this.#warned.delete(`slow:${link.name}:${spec.field}`);
+      return items;
+    } catch (error) {
+      if (outer && (outer.cancel?.aborted ?? outer.signal.aborted)) throw error;
+      if (!(error instanceof McpError && error.code === ErrorCode.MethodNotFound)) {
+        const reason = error instanceof Error ? error.message : String(error);
+        this.#warnOnce(`slow:${link.name}:${spec.field}`, `server "${link.name}" left out of ${spec.method}: ${reason}`);
+      }
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+      unlink();
+    }
+  }
+
+  #warnOnce(key: string, message: string): void {
+    if (this.#warned.has(key)) return;
+    this.#warned.add(key);
+    this.#options.log.warn(message);
+  }
+}
+
+function noop(): void {}

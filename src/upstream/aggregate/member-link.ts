@@ -1,0 +1,251 @@
+import { ErrorCode } from '../../errors/error-code.js';
+import { McpError } from '../../errors/mcp-error.js';
+import type { Logger } from '../../log/logger.js';
+import type { JsonObject, McpMessage, Result } from '../../message/jsonrpc.js';
+import { isJsonObject } from '../../message/parse-message.js';
+import { CancelScope, onAbort } from '../../core/cancel-scope.js';
+import type { Downstream } from '../../core/downstream.js';
+import { requestScope, type RequestScope } from '../../core/request-scope.js';
+import type { SessionInfo } from '../../core/session-info.js';
+import type { UpstreamConnection } from '../../core/upstream.js';
+import type { AggregateMember } from './aggregate-options.js';
+
+/** How a member that is down is tried again. */
+export interface RetryPolicy {
+  readonly initialDelayMs: number;
+  readonly factor: number;
+  readonly maxDelayMs: number;
+}
+
+/** What a link tells the connection it belongs to. */
+export interface LinkEvents {
+  /** The member went down (`wasUp`: it was serving) or came back up. */
+  changed(link: MemberLink, wasUp: boolean): void;
+  /** The member initialized late (it was down when the client initialized): bring it to the session's state. */
+  lateStart(link: MemberLink): Promise<void>;
+}
+
+export type LinkState = 'starting' | 'up' | 'down' | 'closed';
+
+const DEFAULT_STARTUP_MS = 30_000;
+const PROBE_TIMEOUT_MS = 10_000;
+
+/**
+ * One member of an aggregate, as one session sees it: its connection, whether it serves now, what
+ * it answered to `initialize`, and its way back when it fails. A member that fails to start,
+ * crashes or stops answering is *down*: it is left out of lists, calls to it get an error naming
+ * it, and it is tried again with backoff (a `ping`, or `initialize` if it never answered one;
+ * a stdio server is restarted by that message) until it answers.
+ */
+export class MemberLink {
+  readonly member: AggregateMember;
+  /** The prefix of its tools and prompts; undefined: none. */
+  readonly prefix: string | undefined;
+  readonly connection: UpstreamConnection;
+  readonly log: Logger;
+  #state: LinkState = 'starting';
+  #reason: string | undefined;
+  /** What it answered to `initialize`, once it did. */
+  #initialized: JsonObject | undefined;
+  /** The client's `initialize` params, to start it again with; undefined until the client initialized. */
+  #initializeParams: JsonObject | undefined;
+  readonly #events: LinkEvents;
+  readonly #retry: RetryPolicy;
+  #failures = 0;
+  #timer: NodeJS.Timeout | undefined;
+  readonly #unsubscribe: () => void;
+
+  constructor(
+    member: AggregateMember,
+    prefix: string | undefined,
+    downstream: Downstream,
+    session: SessionInfo,
+    events: LinkEvents,
+    retry: RetryPolicy,
+  ) {
+    this.member = member;
+    this.prefix = prefix;
+    this.#events = events;
+    this.#retry = retry;
+    this.log = session.log.child({ server: member.name });
+    const info: SessionInfo = Object.create(session, { log: { value: this.log, enumerable: true } }) as SessionInfo;
+    this.connection = member.upstream.connect(downstream, info);
+    this.#unsubscribe =
+      this.connection.onStatus?.((status) => {
+        if (status.state === 'down') this.markDown(status.reason);
+        else if (this.#initialized) this.#markUp();
+      }) ?? noop;
+  }
+
+  get name(): string {
+    return this.member.name;
+  }
+
+  get state(): LinkState {
+    return this.#state;
+  }
+
+  get isUp(): boolean {
+    return this.#state === 'up';
+  }
+
+  /** Why it is down, in a few words. */
+  get reason(): string | undefined {
+    return this.#reason;
+  }
+
+  /** Its `initialize` result's `capabilities`, once it answered. */
+  get capabilities(): JsonObject {
+    const capabilities = this.#initialized?.capabilities;
+    return isJsonObject(capabilities) ? capabilities : {};
+  }
+
+  get initializeResult(): JsonObject | undefined {
+    return this.#initialized;
+  }
+
+  /** Whether it says it has `capability` (`tools`, `prompts`, `resources`, `logging`, `completions`, `tasks`). */
+  has(capability: string): boolean {
+    return this.capabilities[capability] !== undefined;
+  }
+
+  /**
+   * Sends the client's `initialize` to it, bounded by its start-up deadline. Resolves either way:
+   * a member that fails is marked down (and tried again later).
+   */
+  async initialize(params: JsonObject, scope: RequestScope | undefined): Promise<void> {
+    this.#initializeParams = params;
+    try {
+      const result = await this.#bounded({ method: 'initialize', params }, scope, this.member.startupTimeoutMs ?? DEFAULT_STARTUP_MS, 'initialize');
+      this.#initialized = result;
+      if (this.#state === 'starting') this.#state = 'up';
+      else this.#markUp();
+    } catch (error) {
+      if (this.#state === 'closed') return;
+      this.markDown(reasonOf(error));
+    }
+  }
+
+  /**
+   * A request to this member, under its own deadline (`timeoutMs`) when it has one. While it is
+   * down, fails at once with an error naming it.
+   */
+  request(message: McpMessage, scope: RequestScope): Promise<Result> {
+    if (this.#state === 'down' || this.#state === 'closed') return Promise.reject(this.unavailable());
+    const timeout = this.member.timeoutMs;
+    if (timeout === undefined) return this.connection.request(message, scope);
+    return this.#bounded(message, scope, timeout, message.method);
+  }
+
+  notify(message: McpMessage): void {
+    if (this.#state !== 'up') return;
+    this.connection.notify(message).catch((error: unknown) => {
+      this.log.debug('a notification to the server failed', { method: message.method, error: String(error) });
+    });
+  }
+
+  /** The error a call to it gets while it cannot serve. */
+  unavailable(): McpError {
+    const reason = this.#reason ?? (this.#state === 'closed' ? 'removed' : 'starting');
+    return new McpError(ErrorCode.ConnectionClosed, `Server "${this.name}" is unavailable: ${reason}`, { server: this.name, reason });
+  }
+
+  /** Takes it out of service (told once) and schedules its way back. */
+  markDown(reason: string): void {
+    if (this.#state === 'closed') return;
+    const wasUp = this.#state === 'up' || this.#state === 'starting';
+    this.#reason = reason;
+    if (this.#state !== 'down') {
+      this.#state = 'down';
+      this.log.warn(`server "${this.name}" is down: ${reason}`);
+      this.#events.changed(this, wasUp);
+    }
+    this.#scheduleProbe();
+  }
+
+  async close(): Promise<void> {
+    if (this.#state === 'closed') return;
+    this.#state = 'closed';
+    clearTimeout(this.#timer);
+    this.#unsubscribe();
+    await this.connection.close();
+  }
+
+  #markUp(): void {
+    if (this.#state === 'up' || this.#state === 'closed') return;
+    this.#state = 'up';
+    this.#reason = undefined;
+    this.#failures = 0;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.log.info(`server "${this.name}" is back`);
+    this.#events.changed(this, false);
+  }
+
+  #scheduleProbe(): void {
+    if (this.#timer !== undefined || this.#state !== 'down') return;
+    const { initialDelayMs, factor, maxDelayMs } = this.#retry;
+    const delay = Math.min(initialDelayMs * factor ** this.#failures, maxDelayMs);
+    this.#failures++;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.#probe();
+    }, delay);
+    // A member being retried never keeps the process alive on its own.
+    this.#timer.unref();
+  }
+
+  /** Tries it again: `initialize` if it never answered one (then brings it to the session's state), otherwise `ping`. */
+  async #probe(): Promise<void> {
+    if (this.#state !== 'down') return;
+    const params = this.#initializeParams;
+    try {
+      if (this.#initialized === undefined && params !== undefined) {
+        this.#initialized = await this.#bounded({ method: 'initialize', params }, undefined, this.member.startupTimeoutMs ?? DEFAULT_STARTUP_MS, 'initialize');
+        await this.#events.lateStart(this);
+      } else {
+        await this.#bounded({ method: 'ping' }, undefined, PROBE_TIMEOUT_MS, 'ping');
+      }
+      this.#markUp();
+    } catch (error) {
+      if (this.#state !== 'down') return;
+      this.log.debug(`server "${this.name}" is still down`, { error: reasonOf(error) });
+      this.#scheduleProbe();
+    }
+  }
+
+  /** `message` sent under a deadline of its own (and the caller's cancellation, if any). */
+  #bounded(message: McpMessage, outer: RequestScope | undefined, timeoutMs: number, what: string): Promise<Result> {
+    const cancel = new CancelScope();
+    const unlink = outer ? onAbort(outer.cancel ?? outer.signal, (reason) => cancel.abort(reason)) : noop;
+    return new Promise<Result>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const error = new McpError(ErrorCode.RequestTimeout, `Server "${this.name}" did not answer ${what} within ${timeoutMs} ms`, {
+          server: this.name,
+          timeout: timeoutMs,
+        });
+        cancel.abort(error);
+        reject(error);
+      }, timeoutMs);
+      this.connection.request(message, requestScope(cancel, outer?.related)).then(
+        (result) => {
+          clearTimeout(timer);
+          unlink();
+          resolve(result);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          unlink();
+          reject(error);
+        },
+      );
+    });
+  }
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return error.message.replace(/^Server "[^"]*" /, '');
+  return error instanceof Error ? error.message : String(error);
+}
+
+function noop(): void {}
