@@ -48,6 +48,8 @@ export {
 export { stdio, type StdioOptions } from './upstream/stdio.js';
 export { http, sse, type HttpOptions } from './upstream/http/index.js';
 export { shared, type SharedOptions, type SharedUpstream } from './upstream/shared/index.js';
+export { aggregate, type Aggregate } from './upstream/aggregate/aggregate.js';
+export type { AggregateMember, AggregateOptions } from './upstream/aggregate/aggregate-options.js';
 
 // Built-in middleware
 export { filter, type FilterOptions, type FilterRule } from './middleware/filter/index.js';
