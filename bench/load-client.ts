@@ -38,6 +38,13 @@ export interface TargetSpec {
    * arguments, and poll until it accepts connections; the endpoint is `/mcp`.
    */
   url?: 'printed' | 'port';
+  /**
+   * How many copies of the upstream the target serves, merged (an aggregate of that many members);
+   * default 1. Its `tools/list` holds that many times the upstream's tools.
+   */
+  members?: number;
+  /** Put before the upstream's tool names in calls through this target (`a__` behind an aggregate's member `a`). */
+  toolPrefix?: string;
 }
 
 /** Placeholder for a free port in the arguments of an `http` target with `url: 'port'`. */
@@ -679,15 +686,15 @@ export async function initialize(client: Pick<RpcClient, 'request' | 'notify'>):
   return result;
 }
 
-/** `tools/call` of `echo`; checks the text came back. */
-export async function echo(client: RpcClient, text = 'hello'): Promise<void> {
-  const result = await client.request('tools/call', { name: 'echo', arguments: { text } });
+/** `tools/call` of `echo` (or the name it has through the target, `tool`); checks the text came back. */
+export async function echo(client: RpcClient, text = 'hello', tool = 'echo'): Promise<void> {
+  const result = await client.request('tools/call', { name: tool, arguments: { text } });
   if (firstText(result) !== text) throw new Error(`echo returned ${JSON.stringify(result).slice(0, 200)}`);
 }
 
-/** `tools/call` of `payload`; checks the size of what came back. */
-export async function payload(client: RpcClient, kib: number): Promise<void> {
-  const result = await client.request('tools/call', { name: 'payload', arguments: { kib } });
+/** `tools/call` of `payload` (or the name it has through the target, `tool`); checks the size of what came back. */
+export async function payload(client: RpcClient, kib: number, tool = 'payload'): Promise<void> {
+  const result = await client.request('tools/call', { name: tool, arguments: { kib } });
   if (firstText(result)?.length !== kib * 1024) throw new Error(`payload ${kib} KiB returned a text of ${String(firstText(result)?.length)} characters`);
 }
 
