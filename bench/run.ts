@@ -56,7 +56,7 @@ import {
   type RpcClient,
   type TargetSpec,
 } from './load-client.js';
-import { SCENARIOS } from './scenarios.js';
+import { GATEWAY_SCENARIOS, SCENARIOS } from './scenarios.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'dist', 'cli', 'main.js');
@@ -113,6 +113,9 @@ function ownTargets(logFile: string): TargetSpec[] {
     { id: 'pipe', label: 'byte pipe (ref.)', proxy: true, transport: 'stdio', command: node, args: [bytePipe, '--', node, upstream], env },
     { id: 'bare', label: 'bare pass-through (ref.)', proxy: true, transport: 'stdio', command: node, args: [passthrough, '--', node, upstream], env },
     { id: 'mw-0', label: 'mcp-chain, 0 mw', proxy: true, transport: 'stdio', command: node, args: [cli, ...proxied], env },
+    // The gateway (issue 10): three copies of the upstream behind one aggregate, beside the chain
+    // in front of one, so that what a call through the aggregate costs compares in the same rounds.
+    { id: 'agg-3', label: 'aggregate of 3', proxy: true, transport: 'stdio', command: node, args: chainFile('aggregate-3'), env, members: 3, toolPrefix: 'a__' },
     { id: 'noop-1', label: '1 no-op mw', proxy: true, transport: 'stdio', command: node, args: chainFile('noop-1'), env },
     { id: 'noop-10', label: '10 no-op mw', proxy: true, transport: 'stdio', command: node, args: chainFile('noop-10'), env },
     { id: 'real', label: 'filter+rename+log', proxy: true, transport: 'stdio', command: node, args: chainFile('real'), env },
@@ -204,7 +207,15 @@ const QUICK: Counts = {
   settleMs: 20,
 };
 
-type Scenario = (typeof SCENARIOS)[number];
+type Scenario = (typeof SCENARIOS)[number] | (typeof GATEWAY_SCENARIOS)[number];
+
+/** The tools/list scenario of a target: one upstream's 500 tools, or the merged list of an aggregate's members. */
+function listScenario(spec: TargetSpec): Scenario {
+  const members = spec.members ?? 1;
+  if (members === 1) return 'tools_list_500';
+  if (members === 3) return 'tools_list_3x500';
+  throw new Error(`${spec.id}: no tools/list scenario for ${members} members`);
+}
 
 type Metrics = Record<string, number | null>;
 
@@ -231,6 +242,8 @@ const rotate = <T>(items: readonly T[], by: number): T[] => {
 interface Live {
   spec: TargetSpec;
   client: RpcClient;
+  /** One echo call, under the name the tool has through this target. */
+  echo: () => Promise<void>;
   durations: number[];
   micros: number;
   cpuUser: number;
@@ -286,7 +299,7 @@ async function runRound(specs: readonly TargetSpec[], round: number, counts: Cou
         const { client, ms } = await coldStart(spec);
         colds.set(spec.id, [...(colds.get(spec.id) ?? []), ms]);
         if (i < counts.cold - 1) await client.close();
-        else lives.push({ spec, client, durations: [], micros: 0, cpuUser: 0, cpuSystem: 0, peakMiB: 0 });
+        else lives.push({ spec, client, echo: echoThrough(spec, client), durations: [], micros: 0, cpuUser: 0, cpuSystem: 0, peakMiB: 0 });
       }
     }
     for (const live of lives) {
@@ -295,7 +308,11 @@ async function runRound(specs: readonly TargetSpec[], round: number, counts: Cou
     }
 
     await sleep(counts.settleMs);
-    for (const live of lives) row(live, 'rss_idle', 1, { mib: round2(rssMiB(live.client.pid)) });
+    for (const live of lives) {
+      const pid = live.client.pid;
+      // The process we started alone, and with the servers it started (an aggregate: one per member).
+      row(live, 'rss_idle', 1, { mib: round2(rssMiB(pid)), tree_mib: round2(treeRssMiB(pid)), processes: 1 + descendantsCount(pid) });
+    }
 
     // HTTP only: what one more idle session costs, the target process alone and with the
     // processes it started (a proxy that spawns an upstream per session pays one each).
@@ -304,12 +321,12 @@ async function runRound(specs: readonly TargetSpec[], round: number, counts: Cou
       if (live.client instanceof HttpClient) row(live, 'idle_sessions', counts.idleSessions, await idleSessions(live.client, counts));
     }
 
-    for (const live of lives) await sequential(counts.warmup, () => echo(live.client));
+    for (const live of lives) await sequential(counts.warmup, live.echo);
 
     phase('echo');
     const { slices, per } = counts.echoSeq;
     await interleaved(lives, slices, async (live) => {
-      live.durations.push(...(await sequential(per, () => echo(live.client))));
+      live.durations.push(...(await sequential(per, live.echo)));
     });
     for (const live of lives) {
       const d = live.durations;
@@ -327,7 +344,7 @@ async function runRound(specs: readonly TargetSpec[], round: number, counts: Cou
       const { slices, per } = counts.throughput[k];
       for (const live of lives) live.peakMiB = 0;
       await interleaved(lives, slices, async (live) => {
-        const run = (): Promise<number> => throughput(k, per, () => echo(live.client));
+        const run = (): Promise<number> => throughput(k, per, live.echo);
         if (k !== 64) await run();
         else live.peakMiB = Math.max(live.peakMiB, (await peakRss(live.client.pid, 10, run)).peakMiB);
       });
@@ -338,24 +355,33 @@ async function runRound(specs: readonly TargetSpec[], round: number, counts: Cou
       }
     }
 
+    // Each target's own scenario and call: through an aggregate, its tools under their merged
+    // names and the merged list of every member's tools (in the same slices as the others').
+    const payloadOf = (kib: number) => (live: Live) => payload(live.client, kib, `${live.spec.toolPrefix ?? ''}payload`);
     const sized = [
-      ['payload_100k', counts.payload100k, (client: RpcClient) => payload(client, 100)],
-      ['payload_1m', counts.payload1m, (client: RpcClient) => payload(client, 1024)],
-      ['tools_list_500', counts.toolsList, (client: RpcClient) => listTools(client, TOOLS)],
+      ['100k', counts.payload100k, (): Scenario => 'payload_100k', payloadOf(100)],
+      ['1m', counts.payload1m, (): Scenario => 'payload_1m', payloadOf(1024)],
+      ['tools_list', counts.toolsList, listScenario, (live: Live) => listTools(live.client, TOOLS * (live.spec.members ?? 1))],
     ] as const;
-    for (const [scenario, { slices, per }, call] of sized) {
-      phase(scenario.replace('_500', '').replace('payload_', ''));
-      for (const live of lives) await sequential(2, () => call(live.client));
+    for (const [name, { slices, per }, scenarioOf, call] of sized) {
+      phase(name);
+      for (const live of lives) await sequential(2, () => call(live));
       await interleaved(lives, slices, async (live) => {
-        live.durations.push(...(await sequential(per, () => call(live.client))));
+        live.durations.push(...(await sequential(per, () => call(live))));
       });
       for (const live of lives) {
-        row(live, scenario, live.durations.length, { ms: round2(median(live.durations) / 1000), ...cpuOf(live, live.durations.length) });
+        row(live, scenarioOf(live.spec), live.durations.length, { ms: round2(median(live.durations) / 1000), ...cpuOf(live, live.durations.length) });
       }
     }
   } finally {
     await Promise.all(lives.map((live) => live.client.close()));
   }
+}
+
+/** One echo call through the target, the tool under the name it has there (created once: the hot loop only calls it). */
+function echoThrough(spec: TargetSpec, client: RpcClient): () => Promise<void> {
+  const tool = `${spec.toolPrefix ?? ''}echo`;
+  return () => echo(client, 'hello', tool);
 }
 
 /** Opens `counts.idleSessions` more initialized sessions and leaves them idle; RSS added per session, then closes them. */
@@ -413,8 +439,11 @@ const METRICS: MetricDef[] = [
   { scenario: 'tools_list_500', key: 'cpu_us_per_call', label: 'proxy CPU per 500-tool list', unit: 'µs', digits: 0, compare: 'none' },
   { scenario: 'payload_100k', key: 'ms', label: '100 KiB result', unit: 'ms', digits: 2, compare: 'ratio' },
   { scenario: 'payload_1m', key: 'ms', label: '1 MiB result', unit: 'ms', digits: 2, compare: 'ratio' },
+  { scenario: 'tools_list_3x500', key: 'cpu_us_per_call', label: 'proxy CPU per merged 3 × 500-tool list', unit: 'µs', digits: 0, compare: 'none' },
   { scenario: 'tools_list_500', key: 'ms', label: 'tools/list, 500 tools', unit: 'ms', digits: 2, compare: 'ratio' },
+  { scenario: 'tools_list_3x500', key: 'ms', label: 'tools/list, 3 × 500 tools merged', unit: 'ms', digits: 2, compare: 'none' },
   { scenario: 'rss_idle', key: 'mib', label: 'RSS idle (started process)', unit: 'MiB', digits: 1, compare: 'none' },
+  { scenario: 'rss_idle', key: 'tree_mib', label: '… with the processes it started', unit: 'MiB', digits: 1, compare: 'none' },
   { scenario: 'rss_load', key: 'mib', label: 'RSS peak, 64 in flight', unit: 'MiB', digits: 1, compare: 'none' },
   { scenario: 'idle_sessions', key: 'proxy_mib_per_session', label: 'RSS per extra idle session, the process alone', unit: 'MiB', digits: 2, compare: 'none' },
   { scenario: 'idle_sessions', key: 'tree_mib_per_session', label: '… with the processes it started', unit: 'MiB', digits: 2, compare: 'none' },
@@ -461,18 +490,18 @@ class Stats {
     return values.length < 2 || mid === 0 ? undefined : (Math.max(...values) - Math.min(...values)) / 2 / Math.abs(mid);
   }
 
-  /** Median over the rounds of target ÷ base within the round. */
-  ratio(target: string, base: string, key: string): number | undefined {
-    return this.#paired(target, base, key, (a, b) => (b === 0 ? undefined : a / b));
+  /** Median over the rounds of target ÷ base within the round (of the base's `baseKey`, by default the same key). */
+  ratio(target: string, base: string, key: string, baseKey = key): number | undefined {
+    return this.#paired(target, base, key, baseKey, (a, b) => (b === 0 ? undefined : a / b));
   }
 
   /** Median over the rounds of target − base within the round. */
   delta(target: string, base: string, key: string): number | undefined {
-    return this.#paired(target, base, key, (a, b) => a - b);
+    return this.#paired(target, base, key, key, (a, b) => a - b);
   }
 
-  #paired(target: string, base: string, key: string, op: (a: number, b: number) => number | undefined): number | undefined {
-    const bases = this.#rounds(base, key);
+  #paired(target: string, base: string, key: string, baseKey: string, op: (a: number, b: number) => number | undefined): number | undefined {
+    const bases = this.#rounds(base, baseKey);
     const results: number[] = [];
     for (const [round, value] of this.#rounds(target, key)) {
       const b = bases.get(round);
@@ -491,11 +520,16 @@ interface Check {
   judge(stats: Stats, target: string): { shown: string; met: boolean } | undefined;
 }
 
-const ratioCheck = (label: string, key: string, limit: number, { atLeast = false, base = 'none', only }: { atLeast?: boolean; base?: string; only?: string } = {}): Check => ({
+const ratioCheck = (
+  label: string,
+  key: string,
+  limit: number,
+  { atLeast = false, base = 'none', baseKey = key, only }: { atLeast?: boolean; base?: string; baseKey?: string; only?: string } = {},
+): Check => ({
   label,
   judge(stats, target) {
     if (only !== undefined && target !== only) return undefined;
-    const ratio = stats.ratio(target, base, key);
+    const ratio = stats.ratio(target, base, key, baseKey);
     if (ratio === undefined) return undefined;
     return { shown: `${fmt(ratio, 2)}×`, met: atLeast ? ratio >= limit : ratio <= limit };
   },
@@ -509,6 +543,11 @@ const limitCheck = (label: string, key: string, limit: number, unit: string, dig
   },
 });
 
+/** The aggregate targets and their member counts (for the memory per extra member). */
+const AGGREGATES: Readonly<Record<string, number>> = { 'agg-3': 3 };
+/** "Idle memory per extra member stays near the cost of its connection": what one more stdio connection may cost the proxy. */
+const MEMBER_MIB = 1;
+
 const CHECKS: Check[] = [
   ratioCheck('echo p50 ≤ 2.0× no proxy', 'echo_seq.p50_us', 2.0),
   ratioCheck('echo p99 ≤ 2.5× no proxy', 'echo_seq.p99_us', 2.5),
@@ -518,6 +557,21 @@ const CHECKS: Check[] = [
   ratioCheck('10 no-op mw ≤ 1.10× 0 mw per call (proxy CPU, sequential)', 'echo_seq.cpu_us_per_call', 1.1, { base: 'mw-0', only: 'noop-10' }),
   ratioCheck('10 no-op mw ≤ 1.10× 0 mw per call (proxy CPU, 64 in flight)', 'throughput_64.cpu_us_per_call', 1.1, { base: 'mw-0', only: 'noop-10' }),
   ratioCheck('10 no-op mw ≤ 1.10× 0 mw per call (echo p50)', 'echo_seq.p50_us', 1.1, { base: 'mw-0', only: 'noop-10' }),
+  // Issue 10: the gateway against the chain in front of one server, in the same rounds.
+  ratioCheck('aggregate of 3 ≤ 1.10× single-server chain (echo p50)', 'echo_seq.p50_us', 1.1, { base: 'mw-0', only: 'agg-3' }),
+  ratioCheck('aggregate of 3 ≤ 1.10× single-server chain (proxy CPU per echo, sequential)', 'echo_seq.cpu_us_per_call', 1.1, { base: 'mw-0', only: 'agg-3' }),
+  ratioCheck('aggregate of 3 ≤ 1.10× single-server chain (proxy CPU per echo, 64 in flight)', 'throughput_64.cpu_us_per_call', 1.1, { base: 'mw-0', only: 'agg-3' }),
+  ratioCheck('merged 3 × 500-tool tools/list ≤ 2× single-server chain\'s 500', 'tools_list_3x500.ms', 2, { base: 'mw-0', baseKey: 'tools_list_500.ms', only: 'agg-3' }),
+  {
+    label: `idle proxy RSS per extra member ≤ ${MEMBER_MIB} MiB (against the single-server chain)`,
+    judge(stats, target) {
+      const members = AGGREGATES[target];
+      const delta = members === undefined ? undefined : stats.delta(target, 'mw-0', 'rss_idle.mib');
+      if (members === undefined || delta === undefined) return undefined;
+      const each = delta / (members - 1);
+      return { shown: `${fmt(each, 2)} MiB`, met: each <= MEMBER_MIB };
+    },
+  },
   ratioCheck('1 MiB result ≤ 1.3× no proxy', 'payload_1m.ms', 1.3),
   ratioCheck('500-tool tools/list ≤ 1.5× no proxy', 'tools_list_500.ms', 1.5),
   limitCheck('idle proxy RSS ≤ 80 MiB', 'rss_idle.mib', 80, 'MiB', 1),
@@ -739,7 +793,7 @@ async function main(): Promise<number> {
     targets: specs.map((s) => s.id),
     skipped,
     versions,
-    scenarios: SCENARIOS,
+    scenarios: [...SCENARIOS, ...GATEWAY_SCENARIOS],
     node: process.version,
     cpus: cpus().length,
     cpuModel: cpus()[0]?.model ?? 'unknown',

@@ -12,3 +12,10 @@ export const SCENARIOS = [
   'payload_1m',
   'tools_list_500',
 ] as const;
+
+/**
+ * The scenarios of the targets that merge several copies of the upstream (an aggregate of 3
+ * members) in place of one of {@link SCENARIOS}: `tools_list_3x500` (the merged list of 3 × 500
+ * tools) instead of `tools_list_500`, measured in the same slices.
+ */
+export const GATEWAY_SCENARIOS = ['tools_list_3x500'] as const;
