@@ -1,0 +1,245 @@
+import * as z from 'zod';
+import type { Middleware } from '../chain/middleware.js';
+import type { Upstream } from '../core/upstream.js';
+import { IGNORED_ROOT_KEYS, IGNORED_SERVER_KEYS } from './client-keys.js';
+import { describeValue } from './describe-value.js';
+import { isUpstream } from './is-upstream.js';
+import { BUILTIN_MIDDLEWARE } from './middleware-registry.js';
+import { suggest } from './suggest.js';
+
+// The one description of a config file: it validates files (with the messages of
+// zod-problems.ts) and becomes the JSON Schema that ships with the package
+// (config-json-schema.ts). The client formats' keys are here as their clients write them;
+// normalize-config.ts maps them onto GatewayConfig.
+
+/** How the JSON Schema of a part differs from what zod would derive (functions, Upstream objects). */
+export const JSON_SCHEMA_EDITS = new Map<z.core.$ZodType, (schema: Record<string, unknown>) => void>();
+
+/**
+ * What a custom part of the schema (one that takes anything and checks it itself) amounts to for
+ * a given value, for messages about its keys: the middleware entry `{ "filter": {...} }` is an
+ * object with the one key `filter`.
+ */
+export const EFFECTIVE_SCHEMA = new Map<z.ZodType, (value: unknown) => z.ZodType | undefined>();
+
+/** A middleware entry after validation. */
+export type MiddlewareEntry =
+  | { readonly kind: 'builtin'; readonly name: string; readonly options: Record<string, unknown> }
+  | { readonly kind: 'module'; readonly module: string; readonly export: string | undefined; readonly options: Record<string, unknown> }
+  | { readonly kind: 'function'; readonly middleware: Middleware };
+
+const milliseconds = z.number().int().positive();
+const seconds = z.number().positive();
+const strings = z.array(z.string());
+const stringMap = z.record(z.string(), z.string());
+
+const moduleEntry = z.strictObject({
+  module: z.string().min(1).describe('A module exporting a middleware, or a function of `options` returning one; relative to the config file'),
+  export: z.string().min(1).optional().describe('The export to use; default: the default export'),
+  options: z.record(z.string(), z.unknown()).optional().describe('Passed to the exported function'),
+});
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const EXPECTED_MIDDLEWARE = `a built-in's name (${Object.keys(BUILTIN_MIDDLEWARE).join(', ')}), { "<name>": { ...options } } or { "module": "./file.js" }`;
+
+/** "unknown middleware "lgo"; did you mean "log"?" */
+function unknownMiddleware(name: string): string {
+  const close = suggest(name, Object.keys(BUILTIN_MIDDLEWARE));
+  return `unknown middleware ${JSON.stringify(name)}${close ? `; did you mean ${JSON.stringify(close)}?` : `: expected ${EXPECTED_MIDDLEWARE}`}`;
+}
+
+/**
+ * One entry of a `middleware` list: `"log"`, `{ "filter": { ...options } }`,
+ * `{ "module": "./mw.js", "export"?: "name", "options"?: {...} }`, or (in a TypeScript config)
+ * the middleware function itself. Options of built-ins are checked against their own schemas.
+ */
+const middlewareEntry = z.unknown().transform((value, ctx): MiddlewareEntry => {
+  if (typeof value === 'function') return { kind: 'function', middleware: value as Middleware };
+  if (typeof value === 'string') {
+    if (Object.hasOwn(BUILTIN_MIDDLEWARE, value)) return { kind: 'builtin', name: value, options: {} };
+    ctx.addIssue({ code: 'custom', message: unknownMiddleware(value) });
+    return z.NEVER;
+  }
+  if (!isObject(value)) {
+    ctx.addIssue({ code: 'custom', message: `expected ${EXPECTED_MIDDLEWARE}, found ${describeValue(value)}` });
+    return z.NEVER;
+  }
+  if ('module' in value) {
+    const parsed = moduleEntry.safeParse(value);
+    if (parsed.success) return { kind: 'module', module: parsed.data.module, export: parsed.data.export, options: parsed.data.options ?? {} };
+    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue });
+    return z.NEVER;
+  }
+  const keys = Object.keys(value);
+  const [name] = keys;
+  if (name === undefined || keys.length > 1) {
+    ctx.addIssue({ code: 'custom', message: `expected ${EXPECTED_MIDDLEWARE}, found an object with ${keys.length === 0 ? 'no keys' : `the keys ${keys.map((key) => JSON.stringify(key)).join(', ')}`}` });
+    return z.NEVER;
+  }
+  const builtin = BUILTIN_MIDDLEWARE[name];
+  if (builtin === undefined || !Object.hasOwn(BUILTIN_MIDDLEWARE, name)) {
+    ctx.addIssue({ code: 'custom', path: [name], message: unknownMiddleware(name) });
+    return z.NEVER;
+  }
+  const parsed = builtin.options.safeParse(value[name] ?? {});
+  if (parsed.success) return { kind: 'builtin', name, options: parsed.data };
+  for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: [name, ...issue.path] });
+  return z.NEVER;
+});
+EFFECTIVE_SCHEMA.set(middlewareEntry, (value) => {
+  if (!isObject(value)) return undefined;
+  if ('module' in value) return moduleEntry;
+  const [name] = Object.keys(value);
+  const builtin = name === undefined || !Object.hasOwn(BUILTIN_MIDDLEWARE, name) ? undefined : BUILTIN_MIDDLEWARE[name];
+  return builtin && name !== undefined ? z.strictObject({ [name]: builtin.options }) : undefined;
+});
+JSON_SCHEMA_EDITS.set(middlewareEntry, (schema) => {
+  const names = Object.keys(BUILTIN_MIDDLEWARE);
+  for (const key of Object.keys(schema)) Reflect.deleteProperty(schema, key);
+  Object.assign(schema, {
+    description: 'A middleware: a built-in by name, a built-in with options, or a module',
+    anyOf: [
+      { type: 'string', enum: names, description: 'A built-in with its default options' },
+      ...names.map((name) => {
+        const builtin = BUILTIN_MIDDLEWARE[name] as (typeof BUILTIN_MIDDLEWARE)[string];
+        const options = z.toJSONSchema(builtin.options, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
+        delete options.$schema;
+        return { type: 'object', description: builtin.description, properties: { [name]: options }, required: [name], additionalProperties: false };
+      }),
+      (() => {
+        const json = z.toJSONSchema(moduleEntry, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
+        delete json.$schema;
+        return json;
+      })(),
+    ],
+  });
+});
+
+const middlewareList = z.array(middlewareEntry).describe('In the order they run, client to server');
+
+const toolRule = z
+  .strictObject({
+    allow: strings.optional().describe('Only these tools (names or globs, as the server names them)'),
+    deny: strings.optional().describe('Never these tools (names or globs); deny wins over allow'),
+  })
+  .describe("Which of the server's tools to show");
+
+const upstreamObject = z.custom<Upstream>(isUpstream, { message: 'expected an Upstream object (`local({...})`, a chain, `stdio({...})`): only in a TypeScript or JavaScript config' });
+
+/** One server, in any of the client shapes. */
+export const SERVER_SCHEMA = z
+  .strictObject({
+    type: z
+      .enum(['stdio', 'http', 'streamable-http', 'streamableHttp', 'sse'])
+      .optional()
+      .describe('stdio: `command`; http (or streamable-http): Streamable HTTP at `url`; sse: legacy HTTP+SSE. Default: stdio with `command`, http with `url`'),
+    command: z.string().min(1).optional().describe('The program to start (stdio). May use ${VAR}'),
+    args: strings.optional().describe('Its arguments. May use ${VAR}'),
+    env: stringMap.optional().describe('Environment variables for it, beside a safe default set (PATH, HOME, ...). Values may use ${VAR}'),
+    envFile: z.string().min(1).optional().describe('A dotenv file of environment variables, relative to the config file; `env` wins'),
+    env_vars: strings.optional().describe('(Codex) Variables passed on from mcp-chain\'s own environment'),
+    cwd: z.string().min(1).optional().describe('Its working directory, relative to the config file'),
+    url: z.string().min(1).optional().describe('The MCP endpoint of a remote server (Streamable HTTP unless `type` is sse). May use ${VAR}'),
+    httpUrl: z.string().min(1).optional().describe('(Gemini CLI) A Streamable HTTP endpoint'),
+    serverUrl: z.string().min(1).optional().describe('(Windsurf) A remote endpoint, as `url`'),
+    headers: stringMap.optional().describe('HTTP headers sent with every request. Values may use ${VAR}'),
+    http_headers: stringMap.optional().describe('(Codex) As `headers`'),
+    env_http_headers: stringMap.optional().describe('(Codex) Header name -> the environment variable holding its value'),
+    bearer_token_env_var: z.string().min(1).optional().describe('(Codex) The environment variable holding a bearer token'),
+    upstream: upstreamObject.optional().describe('(TypeScript configs) The server as an Upstream object'),
+    disabled: z.boolean().optional().describe('Left out when true'),
+    enabled: z.boolean().optional().describe('Left out when false'),
+    timeout: milliseconds.optional().describe('Deadline of each request to it, ms'),
+    tool_timeout_sec: seconds.optional().describe('(Codex) Deadline of each request to it, seconds'),
+    startupTimeout: milliseconds.optional().describe('How long it may take to start and initialize, ms (default 30000)'),
+    startup_timeout_sec: seconds.optional().describe('(Codex) How long it may take to start, seconds'),
+    startup_timeout_ms: milliseconds.optional().describe('(Codex) How long it may take to start, ms'),
+    tools: toolRule.optional(),
+    includeTools: strings.optional().describe('(Gemini CLI) Only these tools'),
+    excludeTools: strings.optional().describe('(Gemini CLI) Never these tools; wins over includeTools'),
+    enabled_tools: strings.optional().describe('(Codex) Only these tools'),
+    disabled_tools: strings.optional().describe('(Codex) Never these tools'),
+    prefix: z
+      .union([z.string().regex(/^[A-Za-z0-9_-]*$/, 'expected only letters, digits, "_" and "-"'), z.literal(false)])
+      .optional()
+      .describe('What its tools and prompts are prefixed with (`<prefix>__<tool>`); default: the server\'s key; false: none'),
+    isolation: z.enum(['session', 'shared']).optional().describe('session (default): one connection per client session; shared: one for all'),
+    middleware: middlewareList.optional().describe('Middleware in front of this server alone, client to server'),
+    ...Object.fromEntries(Object.entries(IGNORED_SERVER_KEYS).map(([key, client]) => [key, z.unknown().optional().describe(`(${client}) Accepted and ignored`)])),
+  })
+  .describe('One MCP server: `command` (stdio) or `url` (HTTP)');
+JSON_SCHEMA_EDITS.set(SERVER_SCHEMA, (schema) => {
+  delete (schema.properties as Record<string, unknown>).upstream;
+});
+
+/** A server as a TypeScript config may also give it: the Upstream object alone. */
+const serverEntry = z.preprocess((value) => (isUpstream(value) ? { upstream: value } : value), SERVER_SCHEMA);
+JSON_SCHEMA_EDITS.set(serverEntry, (schema) => {
+  for (const key of Object.keys(schema)) Reflect.deleteProperty(schema, key);
+  Object.assign(schema, { $ref: '#/definitions/server' });
+});
+
+const servers = z.record(z.string().min(1, 'a server needs a name'), serverEntry);
+
+const token = z.union([
+  z.string().min(1).describe('A bearer token (or X-API-Key), usually "${TOKEN}"'),
+  z.strictObject({ id: z.string().min(1).describe('Who presents it (in logs)'), token: z.string().min(1).describe('The token, usually "${TOKEN}"') }),
+]);
+
+const httpFront = z
+  .strictObject({
+    host: z.string().min(1).optional().describe('Default 127.0.0.1. Beyond loopback needs `tokens` or `allowUnauthenticated`'),
+    port: z.number().int().min(0).max(65535).optional().describe('Default 8080; 0 picks a free one'),
+    path: z.string().regex(/^\//, 'expected a path starting with "/"').optional().describe('Default /mcp'),
+    tokens: z.array(token).optional().describe('Accepted bearer tokens; values may use ${VAR} (and should)'),
+    allowedOrigins: strings.optional().describe('Browser origins allowed besides the server\'s own'),
+    allowedHosts: strings.optional().describe('Host headers accepted besides the address listened on'),
+    sessionTtl: milliseconds.optional().describe('An idle session ends after this long, ms'),
+    maxSessions: z.number().int().positive().optional().describe('At most this many sessions at once'),
+    allowUnauthenticated: z.boolean().optional().describe('Listen beyond loopback without tokens'),
+    sse: z.boolean().optional().describe('Also serve the legacy HTTP+SSE endpoints'),
+  })
+  .describe('Serve over Streamable HTTP instead of stdio');
+
+/** A whole config file. */
+export const CONFIG_SCHEMA = z
+  .strictObject({
+    $schema: z.string().optional().describe('The JSON Schema of this file, for editors'),
+    mcpServers: servers.optional().describe('The servers, keyed by name (Claude Desktop, Cursor, Claude Code, Windsurf, Gemini CLI)'),
+    servers: servers.optional().describe('The servers, keyed by name (VS Code)'),
+    mcp_servers: servers.optional().describe('The servers, keyed by name (Codex)'),
+    http: httpFront.optional(),
+    serverInfo: z
+      .strictObject({ name: z.string().min(1), version: z.string().min(1), title: z.string().min(1).optional() })
+      .optional()
+      .describe('What the gateway calls itself in `initialize`'),
+    timeouts: z
+      .strictObject({
+        request: milliseconds.optional().describe('Default deadline of a request, ms (60000)'),
+        max: milliseconds.optional().describe('Hard maximum of a request, progress notwithstanding, ms (600000)'),
+        startup: milliseconds.optional().describe('Default start-up deadline of each server, ms (30000)'),
+        list: milliseconds.optional().describe('How long listing one server may take, ms (10000)'),
+      })
+      .optional(),
+    naming: z
+      .strictObject({
+        separator: z.string().regex(/^[A-Za-z0-9_-]+$/, 'expected letters, digits, "_" and "-" only').optional().describe('Between a prefix and a name (default "__")'),
+        maxNameLength: z.number().int().min(16).optional().describe('Longer generated names are shortened (default 64)'),
+        pageSize: z.number().int().positive().optional().describe('Items per page of merged lists (default: one page)'),
+      })
+      .optional(),
+    middleware: middlewareList.optional().describe('Middleware in front of the whole gateway, client to server'),
+    ...Object.fromEntries(Object.entries(IGNORED_ROOT_KEYS).map(([key, client]) => [key, z.unknown().optional().describe(`(${client}) Accepted and ignored`)])),
+  })
+  .describe('An mcp-chain gateway: many MCP servers behind one endpoint');
+JSON_SCHEMA_EDITS.set(CONFIG_SCHEMA, (schema) => {
+  // Other programs' settings are accepted in their files, but not suggested in ours.
+  const properties = schema.properties as Record<string, unknown>;
+  for (const key of Object.keys(IGNORED_ROOT_KEYS)) Reflect.deleteProperty(properties, key);
+});
+
+export type RawConfig = z.output<typeof CONFIG_SCHEMA>;
+export type RawServer = z.output<typeof SERVER_SCHEMA>;

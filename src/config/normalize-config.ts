@@ -1,0 +1,293 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { isAbsolute, resolve } from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+import type { Logger } from '../log/logger.js';
+import { IGNORED_ROOT_KEYS, IGNORED_SERVER_KEYS } from './client-keys.js';
+import type { ConfigProblem } from './config-error.js';
+import { formatPath, type ConfigPath } from './config-path.js';
+import type { MiddlewareEntry, RawConfig, RawServer } from './config-schema.js';
+import { describeOsError } from './describe-os-error.js';
+import type { FrontConfig, GatewayConfig, MiddlewareConfig, ServerConfig } from './gateway-config.js';
+import { interpolate, type Variables } from './interpolate-variables.js';
+import type { Position } from './parse-config-text.js';
+
+/** What a validated file is normalized with. */
+export interface NormalizeContext {
+  /** The file's absolute path. */
+  readonly file: string;
+  /** Its directory: relative paths in it (envFile, cwd, modules, log files) are relative to this. */
+  readonly dir: string;
+  readonly variables: Variables;
+  readonly locate: (path: ConfigPath) => Position | undefined;
+  readonly log: Logger;
+}
+
+const SERVER_SECTIONS = ['mcpServers', 'servers', 'mcp_servers'] as const;
+
+/** Defaults a file does not state. */
+const DEFAULT_HOST = '127.0.0.1';
+const DEFAULT_PORT = 8080;
+const DEFAULT_PATH = '/mcp';
+const DEFAULT_SEPARATOR = '__';
+const DEFAULT_MAX_NAME_LENGTH = 64;
+
+/**
+ * Maps a file that passed the schema onto a {@link GatewayConfig}: the client shapes onto one,
+ * `${VAR}` references resolved, `envFile`s read, relative paths made absolute. What cannot be
+ * done (an unset variable, a server with neither `command` nor `url`, an unreadable envFile) is a
+ * problem; every one is collected. Keys of other clients that mcp-chain does not use are logged
+ * at debug, and keys that do not apply to a server's kind at warn.
+ */
+export function normalizeConfig(raw: RawConfig, context: NormalizeContext): { config: GatewayConfig; problems?: undefined } | { problems: ConfigProblem[] } {
+  const problems: ConfigProblem[] = [];
+  const problem = (path: ConfigPath, message: string): void => {
+    const at = context.locate(path);
+    problems.push({ file: context.file, ...(at ? { line: at.line, column: at.column } : {}), path: formatPath(path), message });
+  };
+  const text = (value: string, path: ConfigPath): string => {
+    const result = interpolate(value, context.variables);
+    for (const error of result.errors ?? []) problem(path, error);
+    return result.value ?? value;
+  };
+  const tools = { context, problem, text };
+
+  for (const key of Object.keys(raw)) {
+    if (Object.hasOwn(IGNORED_ROOT_KEYS, key)) context.log.debug(`${context.file}: ${formatPath([key])}: ignored (a setting of ${IGNORED_ROOT_KEYS[key]} that mcp-chain does not use)`);
+  }
+
+  const servers: ServerConfig[] = [];
+  const sections = Object.keys(raw).filter((key): key is (typeof SERVER_SECTIONS)[number] => (SERVER_SECTIONS as readonly string[]).includes(key));
+  if (sections.length === 0) problem([], 'no servers: expected "mcpServers" (or "servers", or "mcp_servers") with a server in it');
+  const seen = new Map<string, string>();
+  for (const section of sections) {
+    for (const [name, server] of Object.entries(raw[section] ?? {})) {
+      const path = [section, name];
+      const earlier = seen.get(name);
+      if (earlier !== undefined) {
+        problem(path, `a second server named ${JSON.stringify(name)} (the first is ${earlier})`);
+        continue;
+      }
+      seen.set(name, formatPath(path));
+      const normalized = normalizeServer(name, server, path, tools);
+      if (normalized) servers.push(normalized);
+    }
+  }
+
+  const config: GatewayConfig = {
+    file: context.file,
+    servers,
+    front: normalizeFront(raw.http, tools),
+    serverInfo:
+      raw.serverInfo === undefined
+        ? undefined
+        : { name: raw.serverInfo.name, version: raw.serverInfo.version, ...(raw.serverInfo.title === undefined ? {} : { title: raw.serverInfo.title }) },
+    timeouts:
+      raw.timeouts === undefined
+        ? undefined
+        : { requestMs: raw.timeouts.request, maxMs: raw.timeouts.max, startupMs: raw.timeouts.startup, listMs: raw.timeouts.list },
+    naming: {
+      separator: raw.naming?.separator ?? DEFAULT_SEPARATOR,
+      maxNameLength: raw.naming?.maxNameLength ?? DEFAULT_MAX_NAME_LENGTH,
+      pageSize: raw.naming?.pageSize,
+    },
+    middleware: normalizeMiddleware(raw.middleware, ['middleware'], tools),
+  };
+  return problems.length > 0 ? { problems } : { config: withoutUndefined(config) };
+}
+
+/** `value` with the keys whose value is undefined left out of its plain objects (Upstreams and functions as they are). */
+function withoutUndefined<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((item: unknown) => withoutUndefined(item)) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (prototype !== Object.prototype && prototype !== null) return value;
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined).map(([key, item]) => [key, withoutUndefined(item)])) as T;
+}
+
+interface Tools {
+  readonly context: NormalizeContext;
+  readonly problem: (path: ConfigPath, message: string) => void;
+  /** `value` with its `${VAR}` references resolved; a failure is a problem at `path`. */
+  readonly text: (value: string, path: ConfigPath) => string;
+}
+
+const LOCAL_KEYS = ['args', 'env', 'envFile', 'env_vars', 'cwd'] as const;
+const REMOTE_KEYS = ['headers', 'http_headers', 'env_http_headers', 'bearer_token_env_var'] as const;
+
+function normalizeServer(name: string, server: RawServer, path: ConfigPath, outer: Tools): ServerConfig | undefined {
+  const disabled = server.disabled === true || server.enabled === false;
+  // A disabled server is not started: what it lacks (a variable, its envFile) is no problem yet.
+  const tools: Tools = disabled ? { ...outer, text: (value) => interpolate(value, outer.context.variables).value ?? value } : outer;
+  const { context, problem, text } = tools;
+  for (const key of Object.keys(server)) {
+    if (Object.hasOwn(IGNORED_SERVER_KEYS, key)) context.log.debug(`${context.file}: ${formatPath([...path, key])}: ignored (a setting of ${IGNORED_SERVER_KEYS[key]} that mcp-chain does not use)`);
+  }
+  const urlKeys = (['url', 'httpUrl', 'serverUrl'] as const).filter((key) => server[key] !== undefined);
+  const given = [...(server.upstream === undefined ? [] : ['upstream']), ...(server.command === undefined ? [] : ['command']), ...urlKeys];
+  if (given.length > 1) {
+    problem(path, `give one of ${given.map((key) => `"${key}"`).join(', ')}, not ${given.length === 2 ? 'both' : 'several'}: "command" starts a local server, "url" reaches a remote one`);
+    return undefined;
+  }
+  const [urlKey] = urlKeys;
+  let transport: ServerConfig['transport'];
+  if (server.upstream !== undefined) transport = 'upstream';
+  else if (server.type === 'stdio' || (server.type === undefined && server.command !== undefined)) transport = 'stdio';
+  else if (server.type === 'sse') transport = 'sse';
+  else transport = 'http';
+  if (transport === 'stdio' && server.command === undefined) {
+    problem(path, `missing "command": "type" is "stdio"${urlKey ? `, but "${urlKey}" is given` : ''}`);
+    return undefined;
+  }
+  if ((transport === 'http' || transport === 'sse') && urlKey === undefined) {
+    problem(path, server.type === undefined ? 'expected "command" (a local server) or "url" (a remote one)' : `missing "url": "type" is ${JSON.stringify(server.type)}`);
+    return undefined;
+  }
+  const misplaced = transport === 'stdio' ? REMOTE_KEYS : transport === 'upstream' ? [...LOCAL_KEYS, ...REMOTE_KEYS] : LOCAL_KEYS;
+  for (const key of misplaced) {
+    if (server[key] !== undefined) context.log.warn(`${context.file}: ${formatPath([...path, key])}: ignored: it applies to ${LOCAL_KEYS.includes(key as (typeof LOCAL_KEYS)[number]) ? 'a server started with "command"' : 'a remote server ("url")'}`);
+  }
+
+  const startupTimeoutMs =
+    server.startupTimeout ?? server.startup_timeout_ms ?? (server.startup_timeout_sec === undefined ? undefined : Math.round(server.startup_timeout_sec * 1000));
+  const timeoutMs = server.timeout ?? (server.tool_timeout_sec === undefined ? undefined : Math.round(server.tool_timeout_sec * 1000));
+  const allow = [...(server.tools?.allow ?? []), ...(server.includeTools ?? []), ...(server.enabled_tools ?? [])];
+  const deny = [...(server.tools?.deny ?? []), ...(server.excludeTools ?? []), ...(server.disabled_tools ?? [])];
+  const base = {
+    name,
+    path: formatPath(path),
+    disabled,
+    prefix: server.prefix,
+    startupTimeoutMs,
+    timeoutMs,
+    tools: allow.length === 0 && deny.length === 0 ? undefined : { allow: allow.length === 0 ? undefined : allow, deny: deny.length === 0 ? undefined : deny },
+    isolation: server.isolation ?? 'session',
+    middleware: normalizeMiddleware(server.middleware, [...path, 'middleware'], tools),
+  };
+
+  switch (transport) {
+    case 'upstream':
+      return { ...base, transport, upstream: server.upstream as NonNullable<RawServer['upstream']> };
+    case 'stdio':
+      return {
+        ...base,
+        transport,
+        command: text(server.command ?? '', [...path, 'command']),
+        args: (server.args ?? []).map((arg, index) => text(arg, [...path, 'args', index])),
+        env: serverEnv(server, path, tools, disabled),
+        cwd: server.cwd === undefined ? undefined : resolve(context.dir, text(server.cwd, [...path, 'cwd'])),
+      };
+    default: {
+      const urlPath = [...path, urlKey ?? 'url'];
+      const url = text(server[urlKey ?? 'url'] ?? '', urlPath);
+      if (!disabled && !isHttpUrl(url)) problem(urlPath, 'expected an http:// or https:// URL');
+      return { ...base, transport, url, headers: serverHeaders(server, path, tools, disabled) };
+    }
+  }
+}
+
+/** The variables of `envFile`, then those `env_vars` passes on, then `env` (which wins). */
+function serverEnv(server: RawServer, path: ConfigPath, { context, problem, text }: Tools, disabled: boolean): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (server.envFile !== undefined) {
+    const file = resolve(context.dir, text(server.envFile, [...path, 'envFile']));
+    try {
+      Object.assign(env, parseDotenv(readFileSync(file)));
+    } catch (error) {
+      if (!disabled) problem([...path, 'envFile'], `cannot read ${file}: ${describeOsError(error)}`);
+    }
+  }
+  for (const name of server.env_vars ?? []) {
+    const value = context.variables.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  for (const [name, value] of Object.entries(server.env ?? {})) env[name] = text(value, [...path, 'env', name]);
+  return env;
+}
+
+/** `http_headers`, then `headers` (which wins), then those named by environment variables. */
+function serverHeaders(server: RawServer, path: ConfigPath, { context, problem, text }: Tools, disabled: boolean): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const key of ['http_headers', 'headers'] as const) {
+    for (const [name, value] of Object.entries(server[key] ?? {})) headers[name] = text(value, [...path, key, name]);
+  }
+  const fromEnv = (variable: string, where: ConfigPath): string | undefined => {
+    const value = context.variables.env[variable];
+    if (value === undefined && !disabled) problem(where, `names ${variable}, which is not set`);
+    return value;
+  };
+  for (const [name, variable] of Object.entries(server.env_http_headers ?? {})) {
+    const value = fromEnv(variable, [...path, 'env_http_headers', name]);
+    if (value !== undefined) headers[name] = value;
+  }
+  if (server.bearer_token_env_var !== undefined) {
+    const value = fromEnv(server.bearer_token_env_var, [...path, 'bearer_token_env_var']);
+    const given = Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
+    if (value !== undefined && !given) headers.Authorization = `Bearer ${value}`;
+  }
+  return headers;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+function normalizeFront(http: RawConfig['http'], { text }: Tools): FrontConfig {
+  if (http === undefined) return { kind: 'stdio' };
+  return {
+    kind: 'http',
+    host: http.host ?? DEFAULT_HOST,
+    port: http.port ?? DEFAULT_PORT,
+    path: http.path ?? DEFAULT_PATH,
+    tokens: (http.tokens ?? []).map((entry, index) => {
+      if (typeof entry === 'string') return { id: tokenId(entry, index), token: text(entry, ['http', 'tokens', index]) };
+      return { id: entry.id, token: text(entry.token, ['http', 'tokens', index, 'token']) };
+    }),
+    allowedOrigins: http.allowedOrigins,
+    allowedHosts: http.allowedHosts,
+    sessionTtlMs: http.sessionTtl,
+    maxSessions: http.maxSessions,
+    allowUnauthenticated: http.allowUnauthenticated ?? false,
+    sse: http.sse ?? false,
+  };
+}
+
+/** Who presents a token, in logs: the variable it comes from (as `--token-env` names it), else its place. */
+function tokenId(written: string, index: number): string {
+  return /^\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}$/.exec(written)?.[1] ?? `token-${index + 1}`;
+}
+
+function normalizeMiddleware(entries: readonly MiddlewareEntry[] | undefined, path: ConfigPath, { context, problem }: Tools): MiddlewareConfig[] {
+  return (entries ?? []).map((entry, index): MiddlewareConfig => {
+    const where = formatPath([...path, index]);
+    switch (entry.kind) {
+      case 'function':
+        return { kind: 'function', middleware: entry.middleware, path: where };
+      case 'builtin':
+        return { kind: 'builtin', name: entry.name, options: entry.options, path: where };
+      case 'module': {
+        const module = resolveModule(entry.module, context);
+        if (module.error !== undefined) problem([...path, index, 'module'], module.error);
+        return { kind: 'module', module: module.path ?? entry.module, export: entry.export ?? 'default', options: entry.options, path: where };
+      }
+    }
+  });
+}
+
+/** A module path relative to the config file, or a package resolved from it. */
+function resolveModule(specifier: string, context: NormalizeContext): { path: string; error?: undefined } | { path?: undefined; error: string } {
+  if (specifier.startsWith('.') || isAbsolute(specifier)) {
+    const path = resolve(context.dir, specifier);
+    return existsSync(path) ? { path } : { error: `cannot find ${path}` };
+  }
+  try {
+    return { path: createRequire(context.file).resolve(specifier) };
+  } catch {
+    return { error: `cannot find the package ${JSON.stringify(specifier)} from ${context.dir} (a file needs "./")` };
+  }
+}
