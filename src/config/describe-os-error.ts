@@ -6,6 +6,6 @@ export function describeOsError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const code = (error as NodeJS.ErrnoException).code;
   if (code === undefined) return error.message;
-  const reason = error.message.replace(new RegExp(`^${code}: `), '').replace(/, \w+ '.*'$/s, '');
+  const reason = error.message.replace(new RegExp(`^${code}: `), '').replace(/, \w+( '.*')?$/s, '');
   return `${reason} (${code})`;
 }

@@ -57,6 +57,7 @@ export async function loadConfig(file: string, options: LoadConfigOptions = {}):
   const result = normalizeConfig(checked.data, {
     file: path,
     dir,
+    order: Object.keys(parsed.data as object),
     variables: { env: options.env ?? process.env, workspaceFolder: workspaceFolderOf(dir) },
     locate: parsed.locate,
     log: options.log ?? silentLogger,
@@ -85,7 +86,11 @@ async function loadModule(path: string): Promise<ParsedText> {
   try {
     mod = await importModule(path);
   } catch (error) {
-    throw new ConfigError([{ file: path, path: '', message: `cannot load: ${error instanceof Error ? error.message : String(error)}` }], { cause: error });
+    const message = error instanceof Error ? error.message : String(error);
+    // A compile error in the file itself: at its place.
+    const at = /^(.*):(\d+):(\d+): (.*)$/s.exec(message);
+    if (at?.[1] === path) throw new ConfigError([{ file: path, line: Number(at[2]), column: Number(at[3]), path: '', message: `cannot compile: ${at[4]}` }], { cause: error });
+    throw new ConfigError([{ file: path, path: '', message: `cannot load: ${message}` }], { cause: error });
   }
   const data = mod.default ?? mod.config;
   if (data === undefined) throw new ConfigError([{ file: path, path: '', message: 'expected a default export (or an export named "config"): `export default defineConfig({ ... })`' }]);

@@ -19,6 +19,8 @@ export interface NormalizeContext {
   /** Its directory: relative paths in it (envFile, cwd, modules, log files) are relative to this. */
   readonly dir: string;
   readonly variables: Variables;
+  /** The keys at the top of the file, in the order written (the schema's output has its own order). */
+  readonly order: readonly string[];
   readonly locate: (path: ConfigPath) => Position | undefined;
   readonly log: Logger;
 }
@@ -52,12 +54,12 @@ export function normalizeConfig(raw: RawConfig, context: NormalizeContext): { co
   };
   const tools = { context, problem, text };
 
-  for (const key of Object.keys(raw)) {
+  for (const key of context.order) {
     if (Object.hasOwn(IGNORED_ROOT_KEYS, key)) context.log.debug(`${context.file}: ${formatPath([key])}: ignored (a setting of ${IGNORED_ROOT_KEYS[key]} that mcp-chain does not use)`);
   }
 
   const servers: ServerConfig[] = [];
-  const sections = Object.keys(raw).filter((key): key is (typeof SERVER_SECTIONS)[number] => (SERVER_SECTIONS as readonly string[]).includes(key));
+  const sections = context.order.filter((key): key is (typeof SERVER_SECTIONS)[number] => (SERVER_SECTIONS as readonly string[]).includes(key));
   if (sections.length === 0) problem([], 'no servers: expected "mcpServers" (or "servers", or "mcp_servers") with a server in it');
   const seen = new Map<string, string>();
   for (const section of sections) {

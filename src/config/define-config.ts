@@ -1,0 +1,149 @@
+// Types only, and an identity function: exported from the package root, so it must cost nothing
+// to import (no zod here). config-schema.ts is what checks a config; a test keeps the two in step.
+import type { Middleware } from '../chain/middleware.js';
+import type { Upstream } from '../core/upstream.js';
+import type { FilterOptions, FilterRule } from '../middleware/filter/index.js';
+import type { LogOptions } from '../middleware/log/index.js';
+import type { RenameOptions } from '../middleware/rename/index.js';
+
+/** The built-in middleware a config names: `"log"`, or `{ log: { ...options } }`. */
+export type BuiltinMiddlewareName = 'filter' | 'rename' | 'log';
+
+/**
+ * One entry of a `middleware` list, in the order they run (client to server): a middleware
+ * function, a built-in by name (with its default options) or with options, or a module that
+ * exports a middleware (or a function of `options` returning one).
+ */
+export type MiddlewareInput =
+  | Middleware
+  | BuiltinMiddlewareName
+  | { readonly filter: FilterOptions }
+  | { readonly rename: RenameOptions }
+  | { readonly log: Omit<LogOptions, 'logger'> }
+  | {
+      /** A path relative to the config file (`./audit.js`), or a package. */
+      readonly module: string;
+      /** Default: the default export. */
+      readonly export?: string;
+      readonly options?: Readonly<Record<string, unknown>>;
+    };
+
+/**
+ * One server: `command` (a local server, over stdio), `url` (a remote one, over Streamable HTTP, or
+ * legacy SSE with `type: 'sse'`), or `upstream` (an object: `local({...})`, a chain). The keys of
+ * the client formats (`httpUrl`, `serverUrl`, `enabled_tools`, ...) are accepted too, as in their files.
+ */
+export interface ServerInput {
+  /** Default: `stdio` with `command`, `http` with `url`. `streamable-http` and `streamableHttp` mean `http`. */
+  readonly type?: 'stdio' | 'http' | 'streamable-http' | 'streamableHttp' | 'sse';
+  /** The program to start. May use `${VAR}`, `${VAR:-default}`, `${env:VAR}` (as may args, env, cwd, url and headers). */
+  readonly command?: string;
+  readonly args?: readonly string[];
+  /** Added to a safe default environment (PATH, HOME, ...). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** A dotenv file, relative to the config file; `env` wins. */
+  readonly envFile?: string;
+  /** (Codex) Variables passed on from mcp-chain's own environment. */
+  readonly env_vars?: readonly string[];
+  /** Relative to the config file. */
+  readonly cwd?: string;
+  readonly url?: string;
+  /** (Gemini CLI) A Streamable HTTP endpoint. */
+  readonly httpUrl?: string;
+  /** (Windsurf) As `url`. */
+  readonly serverUrl?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** (Codex) As `headers`. */
+  readonly http_headers?: Readonly<Record<string, string>>;
+  /** (Codex) Header name -> the environment variable holding its value. */
+  readonly env_http_headers?: Readonly<Record<string, string>>;
+  /** (Codex) The environment variable holding a bearer token. */
+  readonly bearer_token_env_var?: string;
+  /** The server as an object (`local({...})`, a chain, `stdio({...})`). */
+  readonly upstream?: Upstream;
+  readonly disabled?: boolean;
+  readonly enabled?: boolean;
+  /** Deadline of each request to it, ms. */
+  readonly timeout?: number;
+  /** (Codex) Deadline of each request to it, seconds. */
+  readonly tool_timeout_sec?: number;
+  /** How long it may take to start and initialize, ms (default 30 000). */
+  readonly startupTimeout?: number;
+  /** (Codex) Seconds. */
+  readonly startup_timeout_sec?: number;
+  /** (Codex) Milliseconds. */
+  readonly startup_timeout_ms?: number;
+  /** Which of its tools to show (names or globs as the server names them; deny wins). */
+  readonly tools?: FilterRule;
+  /** (Gemini CLI) Only these tools. */
+  readonly includeTools?: readonly string[];
+  /** (Gemini CLI) Never these tools. */
+  readonly excludeTools?: readonly string[];
+  /** (Codex) Only these tools. */
+  readonly enabled_tools?: readonly string[];
+  /** (Codex) Never these tools. */
+  readonly disabled_tools?: readonly string[];
+  /** Its tools and prompts are named `<prefix>__<name>`; default: its key (with several servers); false: no prefix. */
+  readonly prefix?: string | false;
+  /** `session` (default): one connection per client session; `shared`: one for all. */
+  readonly isolation?: 'session' | 'shared';
+  /** In front of this server alone. */
+  readonly middleware?: readonly MiddlewareInput[];
+}
+
+/** Serving over Streamable HTTP instead of stdio. */
+export interface HttpFrontInput {
+  /** Default 127.0.0.1. Beyond loopback needs `tokens` or `allowUnauthenticated`. */
+  readonly host?: string;
+  /** Default 8080. */
+  readonly port?: number;
+  /** Default `/mcp`. */
+  readonly path?: string;
+  /** Accepted bearer tokens, usually `'${TOKEN}'`, or with the name they are logged under. */
+  readonly tokens?: readonly (string | { readonly id: string; readonly token: string })[];
+  readonly allowedOrigins?: readonly string[];
+  readonly allowedHosts?: readonly string[];
+  /** An idle session ends after this long, ms. */
+  readonly sessionTtl?: number;
+  readonly maxSessions?: number;
+  readonly allowUnauthenticated?: boolean;
+  /** Also serve the legacy HTTP+SSE endpoints. */
+  readonly sse?: boolean;
+}
+
+/** A gateway's config, as `mcp-chain.config.ts` writes it. */
+export interface ConfigInput {
+  readonly $schema?: string;
+  /** The servers, by name (the `mcpServers` of Claude Desktop, Cursor, ...). In file order: the first wins a name two servers have. */
+  readonly mcpServers?: Readonly<Record<string, ServerInput | Upstream>>;
+  /** As `mcpServers` (VS Code's key). */
+  readonly servers?: Readonly<Record<string, ServerInput | Upstream>>;
+  /** As `mcpServers` (Codex's key). */
+  readonly mcp_servers?: Readonly<Record<string, ServerInput | Upstream>>;
+  /** Serve over Streamable HTTP; without it, stdio. */
+  readonly http?: HttpFrontInput;
+  readonly serverInfo?: { readonly name: string; readonly version: string; readonly title?: string };
+  /** Milliseconds. */
+  readonly timeouts?: { readonly request?: number; readonly max?: number; readonly startup?: number; readonly list?: number };
+  readonly naming?: { readonly separator?: string; readonly maxNameLength?: number; readonly pageSize?: number };
+  /** In front of the whole gateway. */
+  readonly middleware?: readonly MiddlewareInput[];
+}
+
+/**
+ * Types a config written in TypeScript (`mcp-chain.config.ts`); returns it unchanged. It is
+ * checked when loaded, as a JSON file would be.
+ *
+ * @example
+ * import { defineConfig, local } from 'mcp-chain';
+ * export default defineConfig({
+ *   mcpServers: {
+ *     github: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'], env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' } },
+ *     notes: local({ name: 'notes', version: '1.0.0', tools: [] }),
+ *   },
+ *   middleware: ['log', async (ctx, next) => next()],
+ * });
+ */
+export function defineConfig(config: ConfigInput): ConfigInput {
+  return config;
+}
