@@ -31,7 +31,9 @@ const entries = Object.entries(exports).map(([name, entry]) => {
 
 rmSync(out, { recursive: true, force: true });
 await build({
-  entryPoints: [`${dist}/cli/serve.js`, ...entries.filter((e) => BUNDLED.includes(e.name)).map((e) => e.source)],
+  // The CLI's serving code: the one-liners (serve.js), and config files (validated), whose own
+  // entries keep the config formats' libraries out of the one-liners' chunks.
+  entryPoints: [`${dist}/cli/serve.js`, `${dist}/cli/validate-config.js`, ...entries.filter((e) => BUNDLED.includes(e.name)).map((e) => e.source)],
   outdir: out,
   outbase: dist,
   bundle: true,
@@ -42,6 +44,9 @@ await build({
   target: 'node20',
   // Chain files are loaded (esbuild, tsx) on demand: those stay imports.
   external: ['tsx', 'tsx/*', 'esbuild'],
+  // jsonc-parser's `main` is a UMD build whose require('./impl/...') calls esbuild cannot follow:
+  // its ES module build instead (what its `module` field names).
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   // CommonJS dependencies (pino) call require(): give every output file one.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: 'error',
@@ -65,7 +70,8 @@ for (const { name, source, bundle } of entries.filter((e) => !BUNDLED.includes(e
 // The command itself (package.json `bin`): main.js and the light modules it loads before the
 // server starts (the command table, one file per command, the parser) become one file in its
 // place, so that a command added to the table costs no module load at start. The serving code
-// stays an import (the bundle above, or ./serve.js when it was not built).
+// stays an import (the bundle above, or ./serve.js, ./validate-config.js when
+// it was not built).
 await build({
   entryPoints: [`${root}dist/cli/main.js`],
   outfile: `${root}dist/cli/main.js`,
@@ -75,6 +81,6 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  external: ['./serve.js'],
+  external: ['./serve.js', './validate-config.js'],
   logLevel: 'error',
 });

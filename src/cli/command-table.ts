@@ -1,6 +1,7 @@
 import type { CommandTable } from './command.js';
 import { proxyCommand } from './commands/proxy.js';
 import { runCommand } from './commands/run.js';
+import { validateCommand } from './commands/validate.js';
 
 /**
  * Every command of `mcp-chain`. Parsing, `--help` and docs/cli.md are generated from this table: a
@@ -11,6 +12,7 @@ export const COMMAND_TABLE: CommandTable = {
   title: 'mcp-chain — middleware proxy for MCP servers',
   defaultCommand: proxyCommand,
   commands: [
+    validateCommand,
     runCommand,
   ],
 };

@@ -179,6 +179,13 @@ function listenAddress(value: string, fail: (message: string) => never): { host:
 
 const LOG_LEVELS: readonly string[] = ['silent', 'error', 'warn', 'info', 'debug'] satisfies LogLevel[];
 
+/** The value of `--log-level`; a mistake is a UsageError of `command` (whose help to point to). */
+export function logLevelOption(value: string | undefined, command: string | undefined): LogLevel | undefined {
+  return logLevel(value, (message) => {
+    throw new UsageError(message, command);
+  });
+}
+
 function logLevel(value: string | undefined, fail: (message: string) => never): LogLevel | undefined {
   if (value === undefined || LOG_LEVELS.includes(value)) return value as LogLevel | undefined;
   return fail(`--log-level must be silent, error, warn, info or debug, got ${value}`);
