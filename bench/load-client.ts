@@ -43,6 +43,8 @@ export interface TargetSpec {
    * default 1. Its `tools/list` holds that many times the upstream's tools.
    */
   members?: number;
+  /** How many tools the upstream (each copy of it) lists, when not the benchmark's usual count. */
+  tools?: number;
   /** Put before the upstream's tool names in calls through this target (`a__` behind an aggregate's member `a`). */
   toolPrefix?: string;
 }

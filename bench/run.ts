@@ -102,7 +102,8 @@ function ownTargets(logFile: string): TargetSpec[] {
   const env = { ...process.env, BENCH_TOOLS: String(TOOLS), BENCH_LOG_FILE: logFile } as Record<string, string>;
   delete env.NODE_TEST_CONTEXT; // when run from the test runner: the children are not tests
   // The proxy gives its upstream a minimal environment: pass the tool count explicitly.
-  const proxied = ['--log-level', 'silent', '--env', `BENCH_TOOLS=${TOOLS}`, '--', node, upstream];
+  const proxiedWith = (tools: number): string[] => ['--log-level', 'silent', '--env', `BENCH_TOOLS=${tools}`, '--', node, upstream];
+  const proxied = proxiedWith(TOOLS);
   const chainFile = (name: string): string[] => [cli, 'run', join(root, 'bench', 'chains', `${name}.ts`), ...proxied];
   const competitor = (name: string, bin: string): string => join(packageDir(benchModules, name), bin);
   return [
@@ -116,6 +117,9 @@ function ownTargets(logFile: string): TargetSpec[] {
     // The gateway (issue 10): three copies of the upstream behind one aggregate, beside the chain
     // in front of one, so that what a call through the aggregate costs compares in the same rounds.
     { id: 'agg-3', label: 'aggregate of 3', proxy: true, transport: 'stdio', command: node, args: chainFile('aggregate-3'), env, members: 3, toolPrefix: 'a__' },
+    // Reference for the merged list: the same chain relaying one server's list of as many tools
+    // (3 × 500), i.e. what the bytes of the merged list cost the proxy, the pipes and the client.
+    { id: 'one-1500', label: '0 mw, one server of 1500 (ref.)', proxy: true, transport: 'stdio', command: node, args: [cli, ...proxiedWith(3 * TOOLS)], env, tools: 3 * TOOLS },
     { id: 'noop-1', label: '1 no-op mw', proxy: true, transport: 'stdio', command: node, args: chainFile('noop-1'), env },
     { id: 'noop-10', label: '10 no-op mw', proxy: true, transport: 'stdio', command: node, args: chainFile('noop-10'), env },
     { id: 'real', label: 'filter+rename+log', proxy: true, transport: 'stdio', command: node, args: chainFile('real'), env },
@@ -209,13 +213,18 @@ const QUICK: Counts = {
 
 type Scenario = (typeof SCENARIOS)[number] | (typeof GATEWAY_SCENARIOS)[number];
 
-/** The tools/list scenario of a target: one upstream's 500 tools, or the merged list of an aggregate's members. */
+/** The tools/list scenario of a target: one upstream's 500 tools, the merged list of an aggregate's members, or one upstream's 1500. */
 function listScenario(spec: TargetSpec): Scenario {
   const members = spec.members ?? 1;
-  if (members === 1) return 'tools_list_500';
-  if (members === 3) return 'tools_list_3x500';
-  throw new Error(`${spec.id}: no tools/list scenario for ${members} members`);
+  const tools = spec.tools ?? TOOLS;
+  if (tools === TOOLS && members === 1) return 'tools_list_500';
+  if (tools === TOOLS && members === 3) return 'tools_list_3x500';
+  if (tools === 3 * TOOLS && members === 1) return 'tools_list_1500';
+  throw new Error(`${spec.id}: no tools/list scenario for ${members} member(s) of ${tools} tools`);
 }
+
+/** How many tools a target's tools/list holds. */
+const listed = (spec: TargetSpec): number => (spec.members ?? 1) * (spec.tools ?? TOOLS);
 
 type Metrics = Record<string, number | null>;
 
@@ -361,7 +370,7 @@ async function runRound(specs: readonly TargetSpec[], round: number, counts: Cou
     const sized = [
       ['100k', counts.payload100k, (): Scenario => 'payload_100k', payloadOf(100)],
       ['1m', counts.payload1m, (): Scenario => 'payload_1m', payloadOf(1024)],
-      ['tools_list', counts.toolsList, listScenario, (live: Live) => listTools(live.client, TOOLS * (live.spec.members ?? 1))],
+      ['tools_list', counts.toolsList, listScenario, (live: Live) => listTools(live.client, listed(live.spec))],
     ] as const;
     for (const [name, { slices, per }, scenarioOf, call] of sized) {
       phase(name);
@@ -440,8 +449,10 @@ const METRICS: MetricDef[] = [
   { scenario: 'payload_100k', key: 'ms', label: '100 KiB result', unit: 'ms', digits: 2, compare: 'ratio' },
   { scenario: 'payload_1m', key: 'ms', label: '1 MiB result', unit: 'ms', digits: 2, compare: 'ratio' },
   { scenario: 'tools_list_3x500', key: 'cpu_us_per_call', label: 'proxy CPU per merged 3 × 500-tool list', unit: 'µs', digits: 0, compare: 'none' },
+  { scenario: 'tools_list_1500', key: 'cpu_us_per_call', label: 'proxy CPU per 1500-tool list', unit: 'µs', digits: 0, compare: 'none' },
   { scenario: 'tools_list_500', key: 'ms', label: 'tools/list, 500 tools', unit: 'ms', digits: 2, compare: 'ratio' },
   { scenario: 'tools_list_3x500', key: 'ms', label: 'tools/list, 3 × 500 tools merged', unit: 'ms', digits: 2, compare: 'none' },
+  { scenario: 'tools_list_1500', key: 'ms', label: 'tools/list, 1500 tools', unit: 'ms', digits: 2, compare: 'none' },
   { scenario: 'rss_idle', key: 'mib', label: 'RSS idle (started process)', unit: 'MiB', digits: 1, compare: 'none' },
   { scenario: 'rss_idle', key: 'tree_mib', label: '… with the processes it started', unit: 'MiB', digits: 1, compare: 'none' },
   { scenario: 'rss_load', key: 'mib', label: 'RSS peak, 64 in flight', unit: 'MiB', digits: 1, compare: 'none' },
@@ -562,6 +573,7 @@ const CHECKS: Check[] = [
   ratioCheck('aggregate of 3 ≤ 1.10× single-server chain (proxy CPU per echo, sequential)', 'echo_seq.cpu_us_per_call', 1.1, { base: 'mw-0', only: 'agg-3' }),
   ratioCheck('aggregate of 3 ≤ 1.10× single-server chain (proxy CPU per echo, 64 in flight)', 'throughput_64.cpu_us_per_call', 1.1, { base: 'mw-0', only: 'agg-3' }),
   ratioCheck('merged 3 × 500-tool tools/list ≤ 2× single-server chain\'s 500', 'tools_list_3x500.ms', 2, { base: 'mw-0', baseKey: 'tools_list_500.ms', only: 'agg-3' }),
+  ratioCheck('(ref.) one server\'s 1500-tool tools/list against the chain\'s 500 (same bar, 2×)', 'tools_list_1500.ms', 2, { base: 'mw-0', baseKey: 'tools_list_500.ms', only: 'one-1500' }),
   {
     label: `idle proxy RSS per extra member ≤ ${MEMBER_MIB} MiB (against the single-server chain)`,
     judge(stats, target) {

@@ -14,8 +14,8 @@ export const SCENARIOS = [
 ] as const;
 
 /**
- * The scenarios of the targets that merge several copies of the upstream (an aggregate of 3
- * members) in place of one of {@link SCENARIOS}: `tools_list_3x500` (the merged list of 3 × 500
- * tools) instead of `tools_list_500`, measured in the same slices.
+ * The gateway's targets (issue 10) list more tools, so they record one of these instead of
+ * `tools_list_500`, in the same slices: the aggregate of 3 members, their merged 3 × 500 tools;
+ * its reference, one server's 1500.
  */
-export const GATEWAY_SCENARIOS = ['tools_list_3x500'] as const;
+export const GATEWAY_SCENARIOS = ['tools_list_3x500', 'tools_list_1500'] as const;
