@@ -5,14 +5,20 @@
  * lists with `--sized`), and stops it; the .cpuprofile lands in `--dir` (default: a temp dir).
  * Open it in Chrome DevTools, or summarise it with `--top`.
  *
+ * `--chain <name>` serves bench/chains/<name>.ts (`mcp-chain run`, stdio only) instead of the bare
+ * chain; with `--members N` (an aggregate of N copies of the upstream, as `aggregate-3`) the calls
+ * go to `a__echo` and a list holds N × 500 tools. `--lists N` adds N `tools/list` calls (after the
+ * echo calls; `--calls 0` profiles the lists alone).
+ *
  *   npm run build && node --import tsx bench/profile.ts --front stdio --inflight 16 --calls 20000 --top 25
+ *   node --import tsx bench/profile.ts --front stdio --chain aggregate-3 --members 3 --calls 0 --lists 300
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { connect, echo, initialize, listTools, payload, sequential, throughput } from './load-client.js';
+import { connect, echo, initialize, listTools, median, payload, sequential, throughput } from './load-client.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
@@ -23,6 +29,9 @@ const { values } = parseArgs({
     sized: { type: 'boolean', default: false },
     dir: { type: 'string' },
     top: { type: 'string', default: '25' },
+    chain: { type: 'string' },
+    members: { type: 'string', default: '1' },
+    lists: { type: 'string', default: '0' },
   },
 });
 const dir = values.dir ?? mkdtempSync(join(tmpdir(), 'mcp-chain-prof-'));
@@ -30,6 +39,10 @@ const env = { ...process.env, BENCH_TOOLS: '500' } as Record<string, string>;
 delete env.NODE_TEST_CONTEXT;
 if (values.front !== 'http' && values.front !== 'stdio') throw new Error(`--front takes stdio or http, got ${values.front}`);
 const http = values.front === 'http';
+if (http && values.chain !== undefined) throw new Error('--chain is for --front stdio');
+const members = Number(values.members);
+const tool = members > 1 ? 'a__' : '';
+const served = values.chain === undefined ? [] : ['run', join(root, 'bench', 'chains', `${values.chain}.ts`)];
 const client = connect({
   id: http ? 'chain-http' : 'mw-0',
   label: http ? 'mcp-chain --http' : 'mcp-chain',
@@ -42,6 +55,7 @@ const client = connect({
     '--cpu-prof-dir',
     dir,
     join(root, 'dist', 'cli', 'main.js'),
+    ...served,
     ...(http ? ['--http', '127.0.0.1:0'] : ['--log-level', 'silent']),
     '--env',
     'BENCH_TOOLS=500',
@@ -53,11 +67,20 @@ const client = connect({
 });
 try {
   await initialize(client);
-  const rate = await throughput(Number(values.inflight), Number(values.calls), () => echo(client));
-  process.stderr.write(`${Math.round(rate)} calls/s at ${values.inflight} in flight\n`);
+  const echoTool = `${tool}echo`;
+  // Steady state: the first calls warm the JIT (and an aggregate's first call lists its members).
+  await sequential(100, () => echo(client, 'hello', echoTool));
+  if (Number(values.calls) > 0) {
+    const rate = await throughput(Number(values.inflight), Number(values.calls), () => echo(client, 'hello', echoTool));
+    process.stderr.write(`${Math.round(rate)} calls/s at ${values.inflight} in flight\n`);
+  }
   if (values.sized) {
-    await sequential(20, () => payload(client, 1024));
-    await sequential(50, () => listTools(client, 500));
+    await sequential(20, () => payload(client, 1024, `${tool}payload`));
+    await sequential(50, () => listTools(client, 500 * members));
+  }
+  if (Number(values.lists) > 0) {
+    const durations = await sequential(Number(values.lists), () => listTools(client, 500 * members));
+    process.stderr.write(`tools/list of ${500 * members}: median ${(median(durations) / 1000).toFixed(2)} ms\n`);
   }
 } finally {
   await client.close();
