@@ -104,7 +104,13 @@ function memberSettings(server: ServerConfig, config: GatewayConfig): Omit<Aggre
 }
 
 async function memberOf(server: ServerConfig, config: GatewayConfig, log: Logger): Promise<AggregateMember> {
-  let upstream = transportOf(server);
+  let upstream: Upstream;
+  try {
+    upstream = transportOf(server);
+  } catch (error) {
+    // What the upstream refuses that loading did not check (its messages name no secret).
+    throw new ConfigError([{ file: config.file, path: server.path, message: error instanceof Error ? error.message : String(error) }], { cause: error });
+  }
   const middleware = await middlewareOf(server.middleware, config, log);
   const { allow, deny } = server.tools ?? {};
   // Next to the server: its lists name tools as the server does, whatever its own middleware show.

@@ -394,6 +394,20 @@ describe('problems', () => {
     );
   });
 
+  test('headers the HTTP upstream would refuse: a bad name, one of the protocol\'s own, a line break in a value', async () => {
+    const error = await configErrorOf(
+      loadConfig(file('json', { mcpServers: { r: { url: 'https://x.example', headers: { 'Bad Name': 'x', 'Mcp-Session-Id': 'x', 'X-Ok': 'a${NL}b' } } } }), { env: { NL: '\r\n' } }),
+    );
+    assert.deepEqual(
+      error.problems.map((p) => `${p.path}: ${p.message}`),
+      [
+        'mcpServers.r.headers["Bad Name"]: not a valid header name',
+        'mcpServers.r.headers.Mcp-Session-Id: mcp-chain sets this header itself: it cannot be configured',
+        'mcpServers.r.headers.X-Ok: the value contains a line break or NUL',
+      ],
+    );
+  });
+
   test('no servers at all, a URL that is not http(s)', async () => {
     const none = await configErrorOf(loadConfig(file('json', { serverInfo: { name: 'x', version: '1' } })));
     assert.match(none.message, /config\.json:1:1: no servers: expected "mcpServers" \(or "servers", or "mcp_servers"\) with a server in it$/);

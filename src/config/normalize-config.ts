@@ -211,7 +211,13 @@ function serverEnv(server: RawServer, path: ConfigPath, { context, problem, text
 function serverHeaders(server: RawServer, path: ConfigPath, { context, problem, text }: Tools, disabled: boolean): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const key of ['http_headers', 'headers'] as const) {
-    for (const [name, value] of Object.entries(server[key] ?? {})) headers[name] = text(value, [...path, key, name]);
+    for (const [name, value] of Object.entries(server[key] ?? {})) {
+      const where = [...path, key, name];
+      if (!HEADER_NAME.test(name)) problem(where, 'not a valid header name');
+      else if (RESERVED_HEADERS.has(name.toLowerCase())) problem(where, 'mcp-chain sets this header itself: it cannot be configured');
+      headers[name] = text(value, where);
+      if (/[\r\n\0]/.test(headers[name])) problem(where, 'the value contains a line break or NUL');
+    }
   }
   const fromEnv = (variable: string, where: ConfigPath): string | undefined => {
     const value = context.variables.env[variable];
@@ -229,6 +235,10 @@ function serverHeaders(server: RawServer, path: ConfigPath, { context, problem, 
   }
   return headers;
 }
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Headers of the protocol, which the HTTP upstream sets (as src/upstream/http/request-headers.ts refuses them). */
+const RESERVED_HEADERS = new Set(['accept', 'content-type', 'content-length', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id', 'host']);
 
 function isHttpUrl(text: string): boolean {
   try {
