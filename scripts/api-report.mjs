@@ -14,7 +14,8 @@ const root = new URL('..', import.meta.url).pathname;
 /** Entry name ("mcp-chain/filter") → its source file under src/. */
 export function entryPoints() {
   const { name, exports } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  return Object.entries(exports).map(([path, entry]) => ({
+  // Entries that are files, not code (the config file's JSON Schema), have no API.
+  return Object.entries(exports).filter(([, entry]) => typeof entry === 'object').map(([path, entry]) => ({
     name: path === '.' ? name : `${name}/${path.slice(2)}`,
     file: join(root, entry.types.replace(/^\.\/dist\//, 'src/').replace(/\.d\.ts$/, '.ts')),
   }));

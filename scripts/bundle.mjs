@@ -20,7 +20,8 @@ const out = `${dist}/bundle`;
 const BUNDLED = ['.', './kernel', './testing'];
 
 const { exports } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
-const entries = Object.entries(exports).map(([name, entry]) => {
+// Entries that are files, not code (the config file's JSON Schema), are neither bundled nor re-exported.
+const entries = Object.entries(exports).filter(([, entry]) => typeof entry === 'object').map(([name, entry]) => {
   const source = `${root}${entry.types.slice(2).replace(/\.d\.ts$/, '.js')}`;
   const bundle = `${out}/${source.slice(`${dist}/`.length)}`;
   if (`${root}${entry.default.slice(2)}` !== bundle) {

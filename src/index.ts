@@ -51,6 +51,9 @@ export { shared, type SharedOptions, type SharedUpstream } from './upstream/shar
 export { aggregate, type Aggregate } from './upstream/aggregate/aggregate.js';
 export type { AggregateMember, AggregateOptions } from './upstream/aggregate/aggregate-options.js';
 
+// Config files
+export { defineConfig, type BuiltinMiddlewareName, type ConfigInput, type HttpFrontInput, type MiddlewareInput, type ServerInput } from './config/define-config.js';
+
 // Built-in middleware
 export { filter, type FilterOptions, type FilterRule } from './middleware/filter/index.js';
 export { rename, type RenameOptions, type Renaming } from './middleware/rename/index.js';
