@@ -1,6 +1,7 @@
 import type { CommandTable } from './command.js';
 import { proxyCommand } from './commands/proxy.js';
 import { runCommand } from './commands/run.js';
+import { serveCommand } from './commands/serve.js';
 import { validateCommand } from './commands/validate.js';
 
 /**
@@ -12,6 +13,7 @@ export const COMMAND_TABLE: CommandTable = {
   title: 'mcp-chain — middleware proxy for MCP servers',
   defaultCommand: proxyCommand,
   commands: [
+    serveCommand,
     validateCommand,
     runCommand,
   ],
