@@ -461,6 +461,21 @@ export function coreChecks(options: SuiteOptions, fleet: () => Fleet): void {
     });
   });
 
+  describe('roots', () => {
+    it('roots/list_changed from the client reaches every member: they ask for the roots again, through the gateway', T, async () => {
+      const f = fleet();
+      const second = f.ws.mkdir('more-files');
+      const mark = f.gateway.notifications.length;
+      const refetched = f.gateway.waitForNotification('notifications/message', (n) => f.gateway.notifications.indexOf(n) >= mark && rootsUpdated(n));
+      await f.gateway.setRoots([rootOf(f.filesDir, 'files'), rootOf(second, 'more')]);
+      const n = await refetched;
+      assert.equal(Reflect.get(n.params ?? {}, 'data'), 'Roots updated: 2 root(s) received from client');
+      await f.gateway.waitForStderr(/Updated allowed directories from MCP roots: 2 valid directories/);
+      const allowed = textOf(await callTool(f.gateway.client, { name: 'files__list_allowed_directories', arguments: {} }));
+      assert.ok(allowed.includes(second), allowed);
+    });
+  });
+
   describe('server → client requests from members', () => {
     it('sampling/createMessage from server-everything and from the HTTP member, answered by the client', T, async () => {
       const f = fleet();

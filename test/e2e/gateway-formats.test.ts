@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { Prompt, Tool } from '@modelcontextprotocol/sdk/types.js';
 import {
   connectHttpDirect,
@@ -25,7 +26,7 @@ import {
   type StdioEntry,
   type Workspace,
 } from '../helpers/gateway.js';
-import { callTool, textOf } from '../helpers/mcp.js';
+import { callTool, mcpErrorWithCode, textOf } from '../helpers/mcp.js';
 import { connectClient, repoRoot, type Connection } from '../helpers/targets.js';
 
 const T = { timeout: 30_000 };
@@ -49,6 +50,8 @@ interface Format {
   file(setup: Setup, memoryFile: string): { path: string; env?: Record<string, string> };
   /** In-process servers after the three: `inproc` with its `whoami` tool. */
   readonly inProcess?: boolean;
+  /** The tools the file lets through, by member (default: all). */
+  readonly tools?: Partial<Record<Member, readonly string[]>>;
 }
 
 const json = (value: unknown): string => JSON.stringify(value);
@@ -104,7 +107,8 @@ mcpServers:
     },
   },
   {
-    name: 'TOML, as Codex writes it ([mcp_servers.<name>])',
+    name: 'TOML, as Codex writes it ([mcp_servers.<name>], enabled_tools)',
+    tools: { files: ['read_text_file', 'list_directory'] },
     file: (s, memoryFile) => {
       const memory = s.memory(memoryFile);
       return {
@@ -116,6 +120,7 @@ model = "o3"
 [mcp_servers.files]
 command = ${json(s.files.command)}
 args = ${json(s.files.args)}
+enabled_tools = ["read_text_file", "list_directory"]
 
 [mcp_servers.memory]
 command = ${json(memory.command)}
@@ -181,14 +186,16 @@ describe('mcp-chain serve: other shapes and formats of config file', () => {
   });
 
   /** The merged list of `kind` from the members' own lists (no URI is listed twice here). */
-  async function expected<K extends ListKind>(kind: K): Promise<ListItemOf[K][]> {
+  async function expected<K extends ListKind>(kind: K, format: Format): Promise<ListItemOf[K][]> {
     const items: ListItemOf[K][] = [];
     for (const member of MEMBERS) {
       const client = direct.get(member);
       assert.ok(client);
       const capability: 'tools' | 'prompts' | 'resources' = kind === 'resourceTemplates' ? 'resources' : kind;
       if (client.getServerCapabilities()?.[capability] === undefined) continue;
+      const allowed = kind === 'tools' ? format.tools?.[member] : undefined;
       for (const item of (await listAll(client, kind)).items) {
+        if (allowed && !allowed.includes((item as Tool).name)) continue;
         items.push(kind === 'tools' || kind === 'prompts' ? { ...item, name: exposedName(member, (item as Tool | Prompt).name) } : item);
       }
     }
@@ -206,7 +213,7 @@ describe('mcp-chain serve: other shapes and formats of config file', () => {
         for (const kind of KINDS) {
           const { items, pages } = await listAll(gateway.client, kind);
           assert.equal(pages.length, 1, `${kind}: one page without naming.pageSize`);
-          const want = await expected(kind);
+          const want = await expected(kind, format);
           if (kind === 'tools' && format.inProcess) {
             assert.deepEqual(items.slice(0, -1), want);
             assert.deepEqual(items.at(-1), {
@@ -223,6 +230,13 @@ describe('mcp-chain serve: other shapes and formats of config file', () => {
         assert.equal(textOf(await callTool(gateway.client, { name: 'remote__test_simple_text', arguments: {} })), 'This is a simple text response for testing.');
         const resource = await gateway.client.readResource({ uri: 'test://static-text' });
         assert.deepEqual(resource, await direct.get('remote')?.readResource({ uri: 'test://static-text' }));
+        if (format.tools?.files) {
+          // Filtered out by the file: not listed, and not callable either.
+          await assert.rejects(
+            gateway.client.callTool({ name: 'files__write_file', arguments: { path: `${setup.filesDir}/x.txt`, content: 'x' } }),
+            mcpErrorWithCode(ErrorCode.InvalidParams),
+          );
+        }
         if (format.inProcess) {
           assert.equal(textOf(await callTool(gateway.client, { name: 'inproc__whoami', arguments: {} })), `pid ${gateway.pid}`, 'it runs in the gateway');
         }

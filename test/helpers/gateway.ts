@@ -96,12 +96,10 @@ export function directTarget(entry: StdioEntry, name = 'direct'): Target {
 export function gatewayTarget(file: string, options: { http?: boolean; args?: readonly string[]; env?: Record<string, string>; name?: string } = {}): Target {
   const http = options.http === true;
   const args = [...(http ? ['--http', '127.0.0.1:0'] : []), ...(options.args ?? [])];
-  const standin = process.env.MCP_CHAIN_E2E_STANDIN;
   return {
     name: options.name ?? `mcp-chain serve ${file}${http ? ' --http' : ''}`,
     command: process.execPath,
-    // MCP_CHAIN_E2E_STANDIN: a script standing in for `serve` while it is being built (not for commits).
-    args: standin === undefined ? [proxyMain, 'serve', file, ...args] : ['--import', import.meta.resolve('tsx'), standin, file, ...args],
+    args: [proxyMain, 'serve', file, ...args],
     env: { ...proxyEnv(), ...options.env },
     ...(http ? { http: true } : {}),
   };
