@@ -332,6 +332,21 @@ export function coreChecks(options: SuiteOptions, fleet: () => Fleet): void {
       assert.equal(textOf(await callTool(f.gateway.client, { name: 'files__read_text_file', arguments: { path: `${f.filesDir}/sub/deep.txt` } })), 'deep down\n');
     });
 
+    it('concurrent calls to several members each get their own answer', T, async () => {
+      const f = fleet();
+      const calls = Array.from({ length: 24 }, async (_, i) => {
+        switch (i % 3) {
+          case 0:
+            return [textOf(await callTool(f.gateway.client, { name: 'everything__get-sum', arguments: { a: i, b: 1000 } })), `The sum of ${i} and 1000 is ${i + 1000}.`];
+          case 1:
+            return [textOf(await callTool(f.gateway.client, { name: 'remote__json_schema_2020_12_tool', arguments: { name: `n${i}` } })), `Received arguments: {"name":"n${i}"}`];
+          default:
+            return [textOf(await callTool(f.gateway.client, { name: 'waiter__echo', arguments: { text: `t${i}` } })), `t${i}`];
+        }
+      });
+      for (const [got, want] of await Promise.all(calls)) assert.equal(got, want);
+    });
+
     it('a tool error stays a result (isError), and an unknown name is -32602 naming it', T, async () => {
       const f = fleet();
       const [through, own] = await both(f, 'remote', 'test_error_handling');
