@@ -1,5 +1,5 @@
 import { defineCommand } from '../command.js';
-import { loadServeConfig } from '../load-config-commands.js';
+import { loadConfigCommands } from '../load-config-commands.js';
 import { CONFIG_SERVE_OPTIONS } from '../serve-options.js';
 import { configServeRequest } from '../serve-request.js';
 
@@ -20,7 +20,7 @@ export const serveCommand = defineCommand({
   options: CONFIG_SERVE_OPTIONS,
   async run({ values, positionals }) {
     const request = configServeRequest(values, positionals[0]);
-    const { serveConfig } = await loadServeConfig();
+    const { serveConfig } = await loadConfigCommands();
     return serveConfig(request);
   },
 });

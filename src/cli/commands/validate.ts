@@ -1,5 +1,5 @@
 import { defineCommand } from '../command.js';
-import { loadValidateConfig } from '../load-config-commands.js';
+import { loadConfigCommands } from '../load-config-commands.js';
 import { SERVE_OPTIONS } from '../serve-options.js';
 import { logLevelOption } from '../serve-request.js';
 
@@ -15,7 +15,7 @@ export const validateCommand = defineCommand({
   options: { 'log-level': { type: 'string', value: '<level>', help: SERVE_OPTIONS['log-level'].help.replace('default info', 'default warn') } },
   async run({ values, positionals }) {
     const logLevel = logLevelOption(values['log-level'], 'validate');
-    const { validateConfig } = await loadValidateConfig();
+    const { validateConfig } = await loadConfigCommands();
     return validateConfig(positionals[0], logLevel);
   },
 });
