@@ -3,7 +3,7 @@
 // lists read directly to compare with, and the process table (every server the gateway started
 // must be gone once its client is).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -277,7 +277,8 @@ export function workingDirectory(pid: number): string | undefined {
 
 /** The live descendants of `root` whose command line contains `needle` (and, if given, that run in `cwd`). */
 export function descendantsRunning(root: number, needle: string, cwd?: string): number[] {
-  return descendantsOf(root).filter((pid) => commandLine(pid).includes(needle) && (cwd === undefined || workingDirectory(pid) === cwd));
+  const dir = cwd === undefined ? undefined : realpathSync(cwd);
+  return descendantsOf(root).filter((pid) => commandLine(pid).includes(needle) && (dir === undefined || workingDirectory(pid) === dir));
 }
 
 /**
