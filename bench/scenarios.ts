@@ -2,6 +2,7 @@
 export const SCENARIOS = [
   'cold_start',
   'rss_idle',
+  'rss_warm',
   'idle_sessions',
   'echo_seq',
   'throughput_1',
