@@ -602,9 +602,8 @@ export function coreChecks(options: SuiteOptions, fleet: () => Fleet): void {
       assert.deepEqual(other.entities.map((e) => e.name), ['gateway']);
     });
 
-    // todo: the aggregate answers `Unknown tool: broken__anything` (-32602) for a server that never
-    // started: it knows no tool names of it, but the prefix names it (reported to the lead).
-    it('a call to the server that cannot start gets an error naming it', { ...T, todo: 'aggregate: "Unknown tool" instead of "Server \'broken\' is unavailable"' }, async () => {
+    // It never listed a tool, but the prefix names it.
+    it('a call to the server that cannot start gets an error naming it', T, async () => {
       const f = fleet();
       await assert.rejects(f.gateway.client.callTool({ name: 'broken__anything', arguments: {} }), (e: unknown) => {
         assert.ok(e instanceof McpError, String(e));

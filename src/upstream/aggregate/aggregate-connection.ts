@@ -204,9 +204,22 @@ export class AggregateConnection implements UpstreamConnection {
     if (only && only.prefix === undefined) return this.#withTask(only, only.request(message, scope), params);
     const route = typeof name === 'string' ? await this.#route(kind, name, scope) : undefined;
     const link = route && this.#byName.get(route.member);
-    if (!route || !link) throw new McpError(ErrorCode.InvalidParams, `Unknown ${kind === 'tools' ? 'tool' : 'prompt'}: ${String(name)}`);
+    if (!route || !link) throw this.#unknownName(kind, name);
     const sent = route.original === name ? message : { ...message, params: { ...params, name: route.original } };
     return this.#withTask(link, link.request(sent, scope), params);
+  }
+
+  /**
+   * The error for a name no member listed: when it carries the prefix of a member that is down
+   * (one that never started has listed nothing), that member is named; otherwise -32602.
+   */
+  #unknownName(kind: 'tools' | 'prompts', name: unknown): McpError {
+    const separator = this.#settings.catalog.naming.separator;
+    if (typeof name === 'string') {
+      const down = this.#links.find((link) => !link.isUp && link.prefix !== undefined && name.startsWith(link.prefix + separator));
+      if (down) return down.unavailable();
+    }
+    return new McpError(ErrorCode.InvalidParams, `Unknown ${kind === 'tools' ? 'tool' : 'prompt'}: ${String(name)}`);
   }
 
   async #route(kind: 'tools' | 'prompts', name: string, scope: RequestScope): Promise<{ member: string; original: string } | undefined> {
@@ -266,7 +279,7 @@ export class AggregateConnection implements UpstreamConnection {
     if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
       const route = await this.#route('prompts', ref.name, scope);
       const link = route && this.#byName.get(route.member);
-      if (!route || !link) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+      if (!route || !link) throw this.#unknownName('prompts', ref.name);
       return link.request({ ...message, params: { ...params, ref: { ...ref, name: route.original } } }, scope);
     }
     if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {

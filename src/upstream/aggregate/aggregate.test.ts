@@ -248,6 +248,15 @@ describe('aggregate: failure isolation', () => {
     assert.ok(late.notified.some((m) => m.method === 'notifications/initialized'));
   });
 
+  test('a call by the prefix of a member that never started names that member', async () => {
+    const dead = echo('dead');
+    dead.failing = true;
+    const { h } = await start([{ name: 'dead', upstream: dead }, { name: 'ok', upstream: echo('ok') }]);
+    await expectError(h.request('tools/call', { name: 'dead__echo', arguments: {} }), ErrorCode.ConnectionClosed, /Server "dead" is unavailable/);
+    await expectError(h.request('prompts/get', { name: 'dead__p' }), ErrorCode.ConnectionClosed, /Server "dead" is unavailable/);
+    await expectError(h.request('tools/call', { name: 'nobody__echo', arguments: {} }), ErrorCode.InvalidParams, /Unknown tool/);
+  });
+
   test("a member's per-call deadline ends a call it does not answer, with an error naming it", async () => {
     const hang = new ScriptedMember({ tools: {} }, { 'tools/list': () => ({ tools: [tool('wait')] }), 'tools/call': () => new Promise(() => undefined) });
     const { h } = await start([{ name: 'hang', upstream: hang, timeoutMs: 30 }, { name: 'ok', upstream: echo('ok') }]);
