@@ -30,8 +30,12 @@ export interface AggregateOptions {
   readonly pageSize?: number;
   /** The `serverInfo` of the merged `initialize` result. Default `{ name: 'mcp-chain', version }`. */
   readonly serverInfo?: { readonly name: string; readonly version: string; readonly title?: string };
-  /** When a member that is down is tried again: first delay, factor, cap (ms). Default 1 000, 2, 30 000. */
-  readonly retry?: { readonly initialDelayMs?: number; readonly factor?: number; readonly maxDelayMs?: number };
+  /**
+   * When a member that is down is tried again: first delay, factor, cap (ms), default 1 000, 2,
+   * 30 000; and how long the `ping` that tries it (or checks a member whose list timed out) may
+   * take, default 10 000.
+   */
+  readonly retry?: { readonly initialDelayMs?: number; readonly factor?: number; readonly maxDelayMs?: number; readonly pingTimeoutMs?: number };
   /** Where the aggregate logs what it does not log to a session (member changes at `update`). */
   readonly log?: Logger;
 }

@@ -183,6 +183,29 @@ describe('aggregate: merged lists and cursors', () => {
     assert.deepEqual((await h.request('tools/list')).tools.map((t) => t.name), ['fast__echo', 'fast__add']);
   });
 
+  test('a member whose list times out and who then does not answer a ping either is taken out (stopped answering)', async () => {
+    const stuck = new ScriptedMember({ tools: {} }, { 'tools/list': () => new Promise(() => undefined), ping: () => new Promise(() => undefined) });
+    const { h } = await start([{ name: 'stuck', upstream: stuck }, { name: 'fast', upstream: echo('fast') }], {
+      listTimeoutMs: 30,
+      retry: { initialDelayMs: 60_000, pingTimeoutMs: 30 },
+    });
+    await h.request('tools/list');
+    await h.notification('notifications/tools/list_changed');
+    await expectError(h.request('tools/call', { name: 'stuck__x', arguments: {} }), ErrorCode.ConnectionClosed, /Server "stuck" is unavailable: stopped answering/);
+  });
+
+  test('a member only slow at listing (it answers ping) stays in service', async () => {
+    let lists = 0;
+    const slow = new ScriptedMember({ tools: {} }, {
+      'tools/list': () => (++lists === 1 ? new Promise(() => undefined) : { tools: [tool('late')] }),
+    });
+    const pinged = new Promise<void>((resolve) => slow.on('ping', () => (resolve(), {})));
+    const { h } = await start([{ name: 'slow', upstream: slow }, { name: 'fast', upstream: echo('fast') }], { listTimeoutMs: 30 });
+    assert.deepEqual((await h.request('tools/list')).tools.map((t) => t.name), ['fast__echo', 'fast__add']);
+    await pinged;
+    assert.deepEqual((await h.request('tools/list')).tools.map((t) => t.name), ['slow__late', 'fast__echo', 'fast__add']);
+  });
+
   test('a member without a capability is not asked for that list', async () => {
     const toolsOnly = echo('t');
     const { h } = await start([{ name: 't', upstream: toolsOnly }, { name: 'p', upstream: new ScriptedMember({ prompts: {} }, { 'prompts/list': () => ({ prompts: [] }) }) }]);

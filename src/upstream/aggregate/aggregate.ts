@@ -47,7 +47,12 @@ export class Aggregate implements Upstream {
         pageSize: options.pageSize,
         codec: new CursorCodec(),
       },
-      retry: { initialDelayMs: retry.initialDelayMs ?? 1000, factor: retry.factor ?? 2, maxDelayMs: retry.maxDelayMs ?? 30_000 },
+      retry: {
+        initialDelayMs: retry.initialDelayMs ?? 1000,
+        factor: retry.factor ?? 2,
+        maxDelayMs: retry.maxDelayMs ?? 30_000,
+        pingTimeoutMs: retry.pingTimeoutMs ?? 10_000,
+      },
       serverInfo: { ...(options.serverInfo ?? { name: 'mcp-chain', version: '0.0.0' }) },
     };
   }

@@ -227,6 +227,7 @@ export class Catalog {
       return items;
     } catch (error) {
       if (outer && (outer.cancel?.aborted ?? outer.signal.aborted)) throw error;
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) link.suspect();
       if (!(error instanceof McpError && error.code === ErrorCode.MethodNotFound)) {
         const reason = error instanceof Error ? error.message : String(error);
         this.#warnOnce(`slow:${link.name}:${spec.field}`, `server "${link.name}" left out of ${spec.method}: ${reason}`);

@@ -15,6 +15,8 @@ export interface RetryPolicy {
   readonly initialDelayMs: number;
   readonly factor: number;
   readonly maxDelayMs: number;
+  /** How long a `ping` (a probe, or a check of a member that seems stuck) may take. */
+  readonly pingTimeoutMs: number;
 }
 
 /** What a link tells the connection it belongs to. */
@@ -28,7 +30,6 @@ export interface LinkEvents {
 export type LinkState = 'starting' | 'up' | 'down' | 'closed';
 
 const DEFAULT_STARTUP_MS = 30_000;
-const PROBE_TIMEOUT_MS = 10_000;
 
 /**
  * One member of an aggregate, as one session sees it: its connection, whether it serves now, what
@@ -53,6 +54,8 @@ export class MemberLink {
   readonly #retry: RetryPolicy;
   #failures = 0;
   #timer: NodeJS.Timeout | undefined;
+  /** A liveness `ping` is out (see `suspect`). */
+  #suspected = false;
   readonly #unsubscribe: () => void;
 
   constructor(
@@ -163,6 +166,24 @@ export class MemberLink {
     this.#scheduleProbe();
   }
 
+  /**
+   * It did not answer something in time (a list): asks it for a `ping`, and takes it out of
+   * service if that goes unanswered too. A server that is only slow at listing stays in.
+   */
+  suspect(): void {
+    if (this.#state !== 'up' || this.#suspected) return;
+    this.#suspected = true;
+    this.#bounded({ method: 'ping' }, undefined, this.#retry.pingTimeoutMs, 'ping').then(
+      () => {
+        this.#suspected = false;
+      },
+      (error: unknown) => {
+        this.#suspected = false;
+        if (this.#state === 'up') this.markDown(`stopped answering (${reasonOf(error)})`);
+      },
+    );
+  }
+
   async close(): Promise<void> {
     if (this.#state === 'closed') return;
     this.#state = 'closed';
@@ -204,7 +225,7 @@ export class MemberLink {
         this.#initialized = await this.#bounded({ method: 'initialize', params }, undefined, this.member.startupTimeoutMs ?? DEFAULT_STARTUP_MS, 'initialize');
         await this.#events.lateStart(this);
       } else {
-        await this.#bounded({ method: 'ping' }, undefined, PROBE_TIMEOUT_MS, 'ping');
+        await this.#bounded({ method: 'ping' }, undefined, this.#retry.pingTimeoutMs, 'ping');
       }
       this.#markUp();
     } catch (error) {
