@@ -71,13 +71,13 @@ export class AggregateConnection implements UpstreamConnection {
       case 'prompts/get':
         return this.#callNamed('prompts', message, scope);
       case 'tools/list':
-        return this.#catalog.page('tools', message.params, scope);
+        return this.#list('tools', message, scope);
       case 'prompts/list':
-        return this.#catalog.page('prompts', message.params, scope);
+        return this.#list('prompts', message, scope);
       case 'resources/list':
-        return this.#catalog.page('resources', message.params, scope);
+        return this.#list('resources', message, scope);
       case 'resources/templates/list':
-        return this.#catalog.page('resourceTemplates', message.params, scope);
+        return this.#list('resourceTemplates', message, scope);
       case 'resources/read':
       case 'resources/subscribe':
       case 'resources/unsubscribe':
@@ -195,14 +195,31 @@ export class AggregateConnection implements UpstreamConnection {
     }
   }
 
+  /** The only member, when there is one and it has no prefix: everything passes to it as it is. */
+  #only(): MemberLink | undefined {
+    const only = this.#links.length === 1 ? this.#links[0] : undefined;
+    return only?.prefix === undefined ? only : undefined;
+  }
+
+  /**
+   * A list: merged from every member's pages; from a lone member without a prefix, its own answer
+   * (its own pages and cursors, its very bytes), or an empty list while it is down.
+   */
+  #list(kind: ListKind, message: McpMessage, scope: RequestScope): Promise<Result> {
+    const only = this.#only();
+    if (!only) return this.#catalog.page(kind, message.params);
+    if (only.isUp) return only.request(message, scope);
+    return Promise.resolve({ [LIST_KINDS[kind].field]: [] });
+  }
+
   /** `tools/call` and `prompts/get`: to the member whose name it is, under its own name. */
   async #callNamed(kind: 'tools' | 'prompts', message: McpMessage, scope: RequestScope): Promise<Result> {
     const params = message.params ?? {};
     const name = params.name;
-    const only = this.#links.length === 1 ? this.#links[0] : undefined;
+    const only = this.#only();
     // One member without a prefix: names are its own, and it answers for unknown ones itself.
-    if (only && only.prefix === undefined) return this.#withTask(only, only.request(message, scope), params);
-    const route = typeof name === 'string' ? await this.#route(kind, name, scope) : undefined;
+    if (only) return this.#withTask(only, only.request(message, scope), params);
+    const route = typeof name === 'string' ? await this.#route(kind, name) : undefined;
     const link = route && this.#byName.get(route.member);
     if (!route || !link) throw this.#unknownName(kind, name);
     const sent = route.original === name ? message : { ...message, params: { ...params, name: route.original } };
@@ -222,11 +239,11 @@ export class AggregateConnection implements UpstreamConnection {
     return new McpError(ErrorCode.InvalidParams, `Unknown ${kind === 'tools' ? 'tool' : 'prompt'}: ${String(name)}`);
   }
 
-  async #route(kind: 'tools' | 'prompts', name: string, scope: RequestScope): Promise<{ member: string; original: string } | undefined> {
+  async #route(kind: 'tools' | 'prompts', name: string): Promise<{ member: string; original: string } | undefined> {
     const route = this.#catalog.route(kind, name);
     if (route || this.#catalog.isFresh(kind)) return route;
     // Called before it was listed (or since a list changed): list, then look again.
-    await this.#catalog.refresh(kind, scope);
+    await this.#catalog.refresh(kind);
     return this.#catalog.route(kind, name);
   }
 
@@ -242,16 +259,16 @@ export class AggregateConnection implements UpstreamConnection {
   async #resourceRequest(message: McpMessage, scope: RequestScope): Promise<Result> {
     const uri = message.params?.uri;
     if (typeof uri !== 'string') throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${message.method} needs a uri string`);
-    const link = await this.#ownerOf(uri, scope);
+    const link = await this.#ownerOf(uri);
     const result = link ? await link.request(message, scope) : await this.#firstThatHas(uri, message, scope);
     if (message.method === 'resources/subscribe') this.#subscriptions.add(uri);
     else if (message.method === 'resources/unsubscribe') this.#subscriptions.delete(uri);
     return result;
   }
 
-  async #ownerOf(uri: string, scope: RequestScope): Promise<MemberLink | undefined> {
+  async #ownerOf(uri: string): Promise<MemberLink | undefined> {
     if (this.#links.length === 1) return this.#links[0];
-    const owner = await this.#catalog.ownerOfUri(uri, scope);
+    const owner = await this.#catalog.ownerOfUri(uri);
     return owner === undefined ? undefined : this.#byName.get(owner);
   }
 
@@ -277,13 +294,13 @@ export class AggregateConnection implements UpstreamConnection {
     const ref = params.ref;
     if (!isJsonObject(ref)) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: completion/complete needs a ref');
     if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
-      const route = await this.#route('prompts', ref.name, scope);
+      const route = await this.#route('prompts', ref.name);
       const link = route && this.#byName.get(route.member);
       if (!route || !link) throw this.#unknownName('prompts', ref.name);
       return link.request({ ...message, params: { ...params, ref: { ...ref, name: route.original } } }, scope);
     }
     if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
-      const link = await this.#ownerOf(ref.uri, scope);
+      const link = await this.#ownerOf(ref.uri);
       if (!link) throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
       return link.request(message, scope);
     }

@@ -63,6 +63,24 @@ describe('aggregate: names', () => {
     assert.deepEqual(texts(await h.request('tools/call', { name: 'alpha__echo', arguments: {} })), ['alpha:echo:{}']);
   });
 
+  test('calls that arrive together before any list share one read of the members', async () => {
+    const a = echo('a');
+    const { h } = await start([{ name: 'a', upstream: a }, { name: 'b', upstream: echo('b') }]);
+    const results = await Promise.all(Array.from({ length: 20 }, () => h.request('tools/call', { name: 'a__echo', arguments: {} })));
+    assert.equal(results.length, 20);
+    assert.equal(a.received.filter((m) => m.method === 'tools/list').length, 1);
+  });
+
+  test("a single server's lists pass through as it gives them, its own cursors included", async () => {
+    const member = new ScriptedMember({ tools: {} }, {
+      'tools/list': (params) => (params.cursor === 'p2' ? { tools: [tool('second')] } : { tools: [tool('first')], nextCursor: 'p2', _meta: { mine: true } }),
+    });
+    const { h } = await start([{ name: 'solo', upstream: member }]);
+    const first = await h.request('tools/list');
+    assert.deepEqual(first, { tools: [tool('first')], nextCursor: 'p2', _meta: { mine: true } });
+    assert.deepEqual((await h.request('tools/list', { cursor: 'p2' })).tools.map((t) => t.name), ['second']);
+  });
+
   test('an unknown name is -32602 and names the tool', async () => {
     const { h } = await start([
       { name: 'alpha', upstream: echo('alpha') },

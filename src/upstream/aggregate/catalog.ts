@@ -3,8 +3,8 @@ import { McpError } from '../../errors/mcp-error.js';
 import type { Logger } from '../../log/logger.js';
 import type { JsonObject, Result } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
-import { CancelScope, onAbort } from '../../core/cancel-scope.js';
-import { requestScope, type RequestScope } from '../../core/request-scope.js';
+import { CancelScope } from '../../core/cancel-scope.js';
+import { requestScope } from '../../core/request-scope.js';
 import { listDigest, type CursorCodec } from './cursor-codec.js';
 import type { MemberLink } from './member-link.js';
 import { NameTable, type NamingOptions } from './names.js';
@@ -67,7 +67,14 @@ export class Catalog {
   /** URI → the member that listed it first (in member order). */
   #uriOwners = new Map<string, string>();
   #templates: readonly Template[] | undefined;
-  #snapshots = new Map<ListKind, Snapshot>();
+  /** The lists read since they last changed. */
+  #fresh = new Set<ListKind>();
+  /** With `pageSize`, the merged lists whose later pages may be asked for (their cursors name them). */
+  #kept = new Map<ListKind, Snapshot>();
+  /** A read under way per list, shared by the requests that arrive meanwhile (of the same epoch). */
+  #reading = new Map<ListKind, { epoch: number; snapshot: Promise<Snapshot> }>();
+  /** Counts the changes of each list: a read that began before a change is not fresh. */
+  #epochs = new Map<ListKind, number>();
   /** Warnings given once per session (hidden names, URIs two members list, slow members). */
   readonly #warned = new Set<string>();
 
@@ -80,26 +87,27 @@ export class Catalog {
 
   /** Forget a list (a member said it changed, or went down or up); the next page asked re-reads it. */
   invalidate(kind: ListKind): void {
-    this.#snapshots.delete(kind);
+    this.#epochs.set(kind, this.#epochOf(kind) + 1);
+    this.#fresh.delete(kind);
+    this.#kept.delete(kind);
     if (kind === 'resourceTemplates') this.#templates = undefined;
   }
 
   /** Start over: the set of members changed, so names may map differently. */
   reset(): void {
+    for (const kind of Object.keys(LIST_KINDS) as ListKind[]) this.invalidate(kind);
     this.#tools = new NameTable(this.#options.naming);
     this.#prompts = new NameTable(this.#options.naming);
     this.#uriOwners = new Map();
-    this.#templates = undefined;
-    this.#snapshots = new Map();
   }
 
   /** Answers a list request: the first page re-reads every member; later pages come from the snapshot their cursor names. */
-  async page(kind: ListKind, params: JsonObject | undefined, scope: RequestScope): Promise<Result> {
+  async page(kind: ListKind, params: JsonObject | undefined): Promise<Result> {
     const cursor = params?.cursor;
-    if (cursor === undefined) return this.#slice(kind, await this.refresh(kind, scope), 0);
+    if (cursor === undefined) return this.#slice(kind, await this.refresh(kind), 0);
     const { digest, offset } = this.#options.codec.decode(cursor, kind);
-    let snapshot = this.#snapshots.get(kind);
-    if (snapshot?.digest !== digest) snapshot = await this.refresh(kind, scope);
+    let snapshot = this.#kept.get(kind);
+    if (snapshot?.digest !== digest) snapshot = await this.refresh(kind);
     if (snapshot.digest !== digest) {
       throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor: the list changed since this cursor was given; list again from the start');
     }
@@ -107,33 +115,56 @@ export class Catalog {
     return this.#slice(kind, snapshot, offset);
   }
 
-  /** Reads every member's whole list of `kind` (in parallel, each bounded) and merges them. */
-  async refresh(kind: ListKind, scope: RequestScope | undefined): Promise<Snapshot> {
+  /**
+   * Reads every member's whole list of `kind` (in parallel, each bounded) and merges them. Requests
+   * that come while a read is under way share it (64 calls before the first list make one read,
+   * not 64); a read is bounded by the list deadline, not by any one request's cancellation.
+   */
+  refresh(kind: ListKind): Promise<Snapshot> {
+    const epoch = this.#epochOf(kind);
+    const reading = this.#reading.get(kind);
+    if (reading?.epoch === epoch) return reading.snapshot;
+    const entry = { epoch, snapshot: this.#read(kind, epoch) };
+    this.#reading.set(kind, entry);
+    const done = (): void => {
+      if (this.#reading.get(kind) === entry) this.#reading.delete(kind);
+    };
+    entry.snapshot.then(done, done);
+    return entry.snapshot;
+  }
+
+  async #read(kind: ListKind, epoch: number): Promise<Snapshot> {
     const spec = LIST_KINDS[kind];
     const links = this.#links().filter((link) => link.isUp && link.has(spec.capability));
-    const lists = await Promise.all(links.map((link) => this.#readAll(link, spec, scope)));
+    const lists = await Promise.all(links.map((link) => this.#readAll(link, spec)));
     const items: JsonObject[] = [];
-    const keys: string[] = [];
     const owners = kind === 'resources' ? this.#keptOwners() : undefined;
     const templates: Template[] = [];
     links.forEach((link, i) => {
       for (const item of lists[i] ?? []) {
         const merged = this.#merge(kind, link, item, owners, templates);
-        if (merged === undefined) continue;
-        items.push(merged);
-        keys.push(String(merged[spec.key]));
+        if (merged !== undefined) items.push(merged);
       }
     });
     if (owners) this.#uriOwners = owners;
     if (kind === 'resourceTemplates') this.#templates = templates;
-    const snapshot: Snapshot = { items, digest: listDigest(keys) };
-    this.#snapshots.set(kind, snapshot);
+    // Only pages need the digest (it goes into their cursors), and only pages need the items kept.
+    const paged = this.#options.pageSize !== undefined;
+    const snapshot: Snapshot = { items, digest: paged ? listDigest(items.map((item) => String(item[spec.key]))) : '' };
+    if (this.#epochOf(kind) === epoch) {
+      this.#fresh.add(kind);
+      if (paged) this.#kept.set(kind, snapshot);
+    }
     return snapshot;
+  }
+
+  #epochOf(kind: ListKind): number {
+    return this.#epochs.get(kind) ?? 0;
   }
 
   /** Whether the list of `kind` was read since it last changed. */
   isFresh(kind: ListKind): boolean {
-    return this.#snapshots.has(kind);
+    return this.#fresh.has(kind);
   }
 
   /** The member and original name of a tool (or prompt) as the client calls it. */
@@ -142,14 +173,14 @@ export class Catalog {
   }
 
   /** The member that listed `uri`, or whose template matches it. */
-  async ownerOfUri(uri: string, scope: RequestScope): Promise<string | undefined> {
+  async ownerOfUri(uri: string): Promise<string | undefined> {
     let owner = this.#uriOwners.get(uri);
     if (owner === undefined && !this.isFresh('resources')) {
-      await this.refresh('resources', scope);
+      await this.refresh('resources');
       owner = this.#uriOwners.get(uri);
     }
     if (owner !== undefined) return owner;
-    const templates = this.#templates ?? (await this.refresh('resourceTemplates', scope), this.#templates ?? []);
+    const templates = this.#templates ?? (await this.refresh('resourceTemplates'), this.#templates ?? []);
     return templates.find((template) => template.uriTemplate === uri || template.matches(uri))?.member;
   }
 
@@ -202,9 +233,8 @@ export class Catalog {
   }
 
   /** Every page of one member's list, within the list deadline; undefined (and a warning) when it fails. */
-  async #readAll(link: MemberLink, spec: KindSpec, outer: RequestScope | undefined): Promise<JsonObject[] | undefined> {
+  async #readAll(link: MemberLink, spec: KindSpec): Promise<JsonObject[] | undefined> {
     const cancel = new CancelScope();
-    const unlink = outer ? onAbort(outer.cancel ?? outer.signal, (reason) => cancel.abort(reason)) : noop;
     const timeoutMs = this.#options.listTimeoutMs;
     const timer = setTimeout(() => cancel.abort(new McpError(ErrorCode.RequestTimeout, `did not list ${spec.field} within ${timeoutMs} ms`)), timeoutMs);
     const aborted = new Promise<never>((_, reject) => cancel.onAbort(reject));
@@ -226,7 +256,6 @@ export class Catalog {
       this.#warned.delete(`slow:${link.name}:${spec.field}`);
       return items;
     } catch (error) {
-      if (outer && (outer.cancel?.aborted ?? outer.signal.aborted)) throw error;
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) link.suspect();
       if (!(error instanceof McpError && error.code === ErrorCode.MethodNotFound)) {
         const reason = error instanceof Error ? error.message : String(error);
@@ -235,7 +264,8 @@ export class Catalog {
       return undefined;
     } finally {
       clearTimeout(timer);
-      unlink();
+      // A list nobody waits for any more is cancelled at the member.
+      cancel.abort(new McpError(ErrorCode.RequestTimeout, 'list read ended'));
     }
   }
 
