@@ -213,16 +213,31 @@ export class AggregateConnection implements UpstreamConnection {
   }
 
   /** `tools/call` and `prompts/get`: to the member whose name it is, under its own name. */
-  async #callNamed(kind: 'tools' | 'prompts', message: McpMessage, scope: RequestScope): Promise<Result> {
+  #callNamed(kind: 'tools' | 'prompts', message: McpMessage, scope: RequestScope): Promise<Result> {
     const params = message.params ?? {};
-    const name = params.name;
     const only = this.#only();
     // One member without a prefix: names are its own, and it answers for unknown ones itself.
     if (only) return this.#withTask(only, only.request(message, scope), params);
+    // The hot path: a listed name goes out at once, without an async frame.
+    const name = params.name;
+    const route = typeof name === 'string' ? this.#catalog.route(kind, name) : undefined;
+    const link = route && this.#byName.get(route.member);
+    if (route && link) return this.#send(link, route.original, message, params, scope);
+    return this.#callUnlisted(kind, message, params, scope);
+  }
+
+  /** A name not (yet) in the tables: the lists are read if they were not since they changed, then it is looked up again. */
+  async #callUnlisted(kind: 'tools' | 'prompts', message: McpMessage, params: JsonObject, scope: RequestScope): Promise<Result> {
+    const name = params.name;
     const route = typeof name === 'string' ? await this.#route(kind, name) : undefined;
     const link = route && this.#byName.get(route.member);
     if (!route || !link) throw this.#unknownName(kind, name);
-    const sent = route.original === name ? message : { ...message, params: { ...params, name: route.original } };
+    return this.#send(link, route.original, message, params, scope);
+  }
+
+  /** The call to `link`, under the member's own name. */
+  #send(link: MemberLink, original: string, message: McpMessage, params: JsonObject, scope: RequestScope): Promise<Result> {
+    const sent = original === params.name ? message : { method: message.method, params: { ...params, name: original } };
     return this.#withTask(link, link.request(sent, scope), params);
   }
 
@@ -248,8 +263,11 @@ export class AggregateConnection implements UpstreamConnection {
   }
 
   /** A call made as a task (2025-11-25): remember which member has it. */
-  async #withTask(link: MemberLink, reply: Promise<Result>, params: JsonObject): Promise<Result> {
-    if (params.task === undefined) return reply;
+  #withTask(link: MemberLink, reply: Promise<Result>, params: JsonObject): Promise<Result> {
+    return params.task === undefined ? reply : this.#rememberTask(link, reply);
+  }
+
+  async #rememberTask(link: MemberLink, reply: Promise<Result>): Promise<Result> {
     const result = await reply;
     const task = result.task;
     if (isJsonObject(task) && typeof task.taskId === 'string') this.#tasks.set(task.taskId, link.name);
