@@ -135,6 +135,6 @@ describe('mcp-chain run <file>.ts', () => {
     assert.equal(text, undefined);
     assert.equal(code, 2);
     assert.equal(stderr.trim().split('\n').length, 1, stderr);
-    assert.ok(stderr.startsWith(`mcp-chain: cannot load ${file}: ${file}:1:21: `), stderr);
+    assert.ok(stderr.startsWith(`mcp-chain: cannot load ${file}: ${file}:1:22: `), stderr);
   });
 });
