@@ -34,6 +34,25 @@ describe('harness: typed requests', () => {
   });
 });
 
+describe('harness: many requests in flight', () => {
+  test('64 requests at once are answered, without a listener-leak warning', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning);
+    process.on('warning', onWarning);
+    const h = await harness(local({ tools: [{ name: 'echo', handler: () => ({ content: [] }) }] }));
+    try {
+      const answers = await Promise.all(Array.from({ length: 64 }, () => h.request('tools/call', { name: 'echo', arguments: {} })));
+      assert.equal(answers.length, 64);
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(warnings.map((w) => w.name), []);
+    } finally {
+      process.off('warning', onWarning);
+      await h.close();
+    }
+  });
+});
+
 describe('harness: every wait has a deadline', () => {
   test('a response that never comes fails naming the method and id, and what was received', async () => {
     // It ends when told to (the session cancels it on close), or its 10-minute deadline would outlive the test.

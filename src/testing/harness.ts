@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { McpError } from '../errors/mcp-error.js';
 import type { Logger } from '../log/logger.js';
@@ -74,6 +75,8 @@ export class Harness {
     );
     this.session = new Session(transport, upstream, options);
     this.#waitTimeoutMs = options.waitTimeoutMs;
+    // Every wait listens for the close: many requests in flight are many listeners, not a leak.
+    setMaxListeners(0, this.#closed.signal);
     this.#waiters = new MessageWaiters(options.waitTimeoutMs, this.#closed.signal);
     const reader = new LineReader({
       onValue: (value) => this.#onValue(value),
