@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { directTarget, gatewayTarget, listAll, referenceEntry, workspace, type Workspace } from '../helpers/gateway.js';
+import { directTarget, fixtureEntry, gatewayTarget, listAll, referenceEntry, workspace, type Workspace } from '../helpers/gateway.js';
 import { callTool, textOf } from '../helpers/mcp.js';
 import { connectClient } from '../helpers/targets.js';
 import { assertDownOncePerSession, coreChecks, startFleet, T } from './_gateway-suite.js';
@@ -52,6 +52,26 @@ describe('mcp-chain serve with one server, and with none that can start', () => 
       assert.deepEqual(JSON.parse(textOf(await callTool(gateway.client, { name: 'read_graph', arguments: {} }))), { entities: [], relations: [] });
     } finally {
       await Promise.all([gateway.close(), own.close()]);
+    }
+  });
+
+  it("a server's own timeout ends a call it does not answer: -32001 naming it, and the server is told to cancel; the other server serves", T, async () => {
+    const file = ws.write('timeout.json', JSON.stringify({
+      mcpServers: { slow: { ...fixtureEntry('hang'), timeout: 400 }, everything: referenceEntry('server-everything', ['stdio']) },
+    }));
+    const gateway = await connectClient(gatewayTarget(file), { capabilities: {}, keepAllStderr: true });
+    try {
+      await assert.rejects(callTool(gateway.client, { name: 'slow__hang', arguments: {} }), (error: unknown) => {
+        assert.ok(error instanceof McpError, String(error));
+        assert.equal(error.code, ErrorCode.RequestTimeout);
+        assert.match(error.message, /Server "slow" did not answer tools\/call within 400 ms/);
+        return true;
+      });
+      await gateway.waitForStderr(/cancelled/);
+      assert.equal(textOf(await callTool(gateway.client, { name: 'everything__echo', arguments: { message: 'still here' } })), 'Echo: still here');
+    } finally {
+      const report = await gateway.close();
+      assert.equal(report.exitCode, 0);
     }
   });
 
