@@ -131,7 +131,8 @@ function sessionOptions(fromFile: SessionOptions, request: ConfigServeRequest, l
   return {
     ...fromFile,
     log,
-    ...(name === undefined ? {} : { serverInfo: { ...fromFile.serverInfo, name, version: fromFile.serverInfo?.version ?? version() } }),
+    // The gateway is its own server: mcp-chain and its version unless the file or --name say otherwise.
+    serverInfo: { ...(fromFile.serverInfo ?? { name: 'mcp-chain', version: version() }), ...(name === undefined ? {} : { name }) },
     ...(timeout === undefined && max === undefined
       ? {}
       : { timeouts: { ...fromFile.timeouts, ...(timeout === undefined ? {} : { request: timeout }), ...(max === undefined ? {} : { max }) } }),

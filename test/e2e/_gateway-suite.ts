@@ -6,7 +6,7 @@
 // Everything the client gets through the gateway is compared with what each server answers to
 // a client of its own.
 import assert from 'node:assert/strict';
-import { renameSync } from 'node:fs';
+import { readFileSync, renameSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -257,6 +257,7 @@ export function coreChecks(options: SuiteOptions, fleet: () => Fleet): void {
       const f = fleet();
       const info = f.gateway.client.getServerVersion();
       assert.equal(info?.name, 'mcp-chain');
+      assert.equal(info?.version, (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version);
       const caps = f.gateway.client.getServerCapabilities();
       assert.deepEqual(caps?.tools, { listChanged: true });
       assert.deepEqual(caps?.prompts, { listChanged: true });

@@ -252,6 +252,14 @@ describe('aggregate: initialize', () => {
     assert.equal(result.instructions, '## a\n\nUse a for A.');
   });
 
+  test('a member that answers a protocol version mcp-chain does not serve is down; the others serve', async () => {
+    const odd = echo('odd');
+    odd.on('initialize', () => ({ protocolVersion: '2023-01-01', capabilities: { tools: {} }, serverInfo: { name: 'odd', version: '1' } }));
+    const { h } = await start([{ name: 'odd', upstream: odd }, { name: 'ok', upstream: echo('ok') }]);
+    assert.deepEqual((await h.request('tools/list')).tools.map((t) => t.name), ['ok__echo', 'ok__add']);
+    await expectError(h.request('tools/call', { name: 'odd__echo', arguments: {} }), ErrorCode.ConnectionClosed, /Server "odd" is unavailable: answered protocol version 2023-01-01/);
+  });
+
   test('a gateway whose every member fails to start still initializes and answers with empty lists', async () => {
     const dead = new ScriptedMember();
     dead.failing = true;

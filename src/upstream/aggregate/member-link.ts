@@ -3,6 +3,7 @@ import { McpError } from '../../errors/mcp-error.js';
 import type { Logger } from '../../log/logger.js';
 import type { JsonObject, McpMessage, Result } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
+import { negotiateVersion } from '../../protocol/versions.js';
 import { CancelScope, onAbort } from '../../core/cancel-scope.js';
 import type { Downstream } from '../../core/downstream.js';
 import { requestScope, type RequestScope } from '../../core/request-scope.js';
@@ -119,8 +120,7 @@ export class MemberLink {
   async initialize(params: JsonObject, scope: RequestScope | undefined): Promise<void> {
     this.#initializeParams = params;
     try {
-      const result = await this.#bounded({ method: 'initialize', params }, scope, this.member.startupTimeoutMs ?? DEFAULT_STARTUP_MS, 'initialize');
-      this.#initialized = result;
+      this.#initialized = await this.#initializeOnce(params, scope);
       if (this.#state === 'starting') this.#state = 'up';
       else this.#markUp();
     } catch (error) {
@@ -222,7 +222,7 @@ export class MemberLink {
     const params = this.#initializeParams;
     try {
       if (this.#initialized === undefined && params !== undefined) {
-        this.#initialized = await this.#bounded({ method: 'initialize', params }, undefined, this.member.startupTimeoutMs ?? DEFAULT_STARTUP_MS, 'initialize');
+        this.#initialized = await this.#initializeOnce(params, undefined);
         await this.#events.lateStart(this);
       } else {
         await this.#bounded({ method: 'ping' }, undefined, this.#retry.pingTimeoutMs, 'ping');
@@ -233,6 +233,16 @@ export class MemberLink {
       this.log.debug(`server "${this.name}" is still down`, { error: reasonOf(error) });
       this.#scheduleProbe();
     }
+  }
+
+  /** One `initialize`, within the start-up deadline; an answer in a protocol version mcp-chain does not serve is a failure. */
+  async #initializeOnce(params: JsonObject, scope: RequestScope | undefined): Promise<JsonObject> {
+    const result = await this.#bounded({ method: 'initialize', params }, scope, this.member.startupTimeoutMs ?? DEFAULT_STARTUP_MS, 'initialize');
+    const version = result.protocolVersion;
+    if (typeof version !== 'string' || negotiateVersion(version) !== version) {
+      throw new McpError(ErrorCode.InternalError, `answered protocol version ${String(version)}, which mcp-chain does not serve`);
+    }
+    return result;
   }
 
   /** `message` sent under a deadline of its own (and the caller's cancellation, if any). */
