@@ -187,10 +187,10 @@ export interface HttpMember {
   stop(): Promise<void>;
 }
 
-/** Starts test/fixtures/servers/conformance.ts on Streamable HTTP at 127.0.0.1:<free port>/mcp. */
-export async function startHttpMember(): Promise<HttpMember> {
+/** Starts test/fixtures/servers/conformance.ts on Streamable HTTP at 127.0.0.1:<port>/mcp (default: a free port). */
+export async function startHttpMember(port = 0): Promise<HttpMember> {
   const { command, args } = fixtureCommand('conformance');
-  const child: ChildProcess = spawn(command, [...args, '--port', '0', '--host', '127.0.0.1'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(command, [...args, '--port', String(port), '--host', '127.0.0.1'], { stdio: ['ignore', 'ignore', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let stderr = '';
   try {
