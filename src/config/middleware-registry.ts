@@ -1,35 +1,11 @@
 import { isAbsolute, resolve } from 'node:path';
 import * as z from 'zod';
-import type { Middleware } from '../chain/middleware.js';
-import type { Logger } from '../log/logger.js';
 import { filter, type FilterOptions } from '../middleware/filter/index.js';
 import { log, type LogOptions } from '../middleware/log/index.js';
 import { rename, type RenameOptions } from '../middleware/rename/index.js';
+import { builtin, type BuiltinMiddleware } from './builtin-middleware.js';
 
-/** What a built-in is made with besides its options. */
-export interface MiddlewareContext {
-  /** The directory of the config file: relative paths in options are relative to it. */
-  readonly dir: string;
-  readonly log: Logger;
-}
-
-/** A middleware that a config file can name: `"log"`, or `{ "filter": { ...options } }`. */
-export interface BuiltinMiddleware {
-  /** One line, for the JSON Schema and `mcp-chain validate`. */
-  readonly description: string;
-  /** Its options as a file writes them (an object; unknown keys are errors). */
-  readonly options: z.ZodType<Record<string, unknown>>;
-  /** Makes it from options that `options` accepted. */
-  create(options: Record<string, unknown>, context: MiddlewareContext): Middleware;
-}
-
-function builtin<Schema extends z.ZodType<Record<string, unknown>>>(
-  description: string,
-  options: Schema,
-  create: (options: z.output<Schema>, context: MiddlewareContext) => Middleware,
-): BuiltinMiddleware {
-  return { description, options, create: (raw, context) => create(options.parse(raw), context) };
-}
+export type { BuiltinMiddleware, MiddlewareContext } from './builtin-middleware.js';
 
 const names = z.array(z.string()).describe('Names or globs (`*` any characters, `?` one character)');
 const rule = z
