@@ -17,7 +17,11 @@ const rule = z
 
 const renaming = z.union([
   z.string().describe('The new name'),
-  z.strictObject({ name: z.string().optional(), title: z.string().optional(), description: z.string().optional() }),
+  z.strictObject({
+    name: z.string().optional().describe('The name clients see and call'),
+    title: z.string().optional().describe('The title clients show'),
+    description: z.string().optional().describe('The description the model reads'),
+  }),
 ]);
 
 /**
