@@ -1,0 +1,257 @@
+/**
+ * @module
+ * `rateLimit`: token buckets and concurrency limits on tool calls. A call over a limit is refused
+ * at once (never queued) with error -32029, whose message says when to retry and whose `data`
+ * carries `retryAfterMs`.
+ */
+import { matchAny } from '../../chain/glob.js';
+import type { Context } from '../../chain/context.js';
+import type { Middleware } from '../../chain/middleware.js';
+import type { SessionInfo } from '../../core/session-info.js';
+import { ChainError } from '../../errors/chain-error.js';
+import { BucketStore } from './bucket-store.js';
+import { rateLimited } from './rate-limited-error.js';
+import { fullBucket, refill, waitMs, type BucketShape, type TokenBucket } from './token-bucket.js';
+
+export { RATE_LIMITED, type RateLimitedData } from './rate-limited-error.js';
+
+/**
+ * What a bucket is kept per: `identity` (who the client authenticated as, `ctx.session.identity.id`;
+ * the session when it did not), `session`, `tool` (the name the client calls), `server` (the part of
+ * a gateway name `<server>__<tool>` before the separator; `''` for a name without one).
+ */
+export type RateLimitKey = 'identity' | 'session' | 'tool' | 'server';
+
+/** A token bucket: `rate` calls per `per`, up to `burst` at once after a quiet time. */
+export interface RateLimitRule {
+  /** One bucket per distinct combination of these. Absent or empty: one bucket for all calls the rule covers. */
+  key?: readonly RateLimitKey[];
+  /** The tools it covers (names or globs, `*` any characters, `?` one). Absent: every tool. */
+  tools?: readonly string[];
+  /** Calls allowed per `per` (a positive number; fractions allowed, `0.5` per second is one every 2 s). */
+  rate: number;
+  /** `'second'`, `'minute'`, `'hour'`, or milliseconds. */
+  per: 'second' | 'minute' | 'hour' | number;
+  /** The most calls in a burst (the bucket's size, at least 1). Default: `rate` (at least 1). */
+  burst?: number;
+}
+
+/** At most `maxConcurrent` calls in flight at once; further calls are refused, not queued. */
+export interface ConcurrencyRule {
+  /** The tools it covers (names or globs). Absent: every tool. */
+  tools?: readonly string[];
+  /** A positive integer. */
+  maxConcurrent: number;
+  /** What the count is kept per. Default `['tool']`: each tool has its own count. `[]`: one count for all the rule covers. */
+  key?: readonly RateLimitKey[];
+  /** The `retryAfterMs` a refusal suggests (nobody knows when a call will end). Default 1000. */
+  retryAfterMs?: number;
+}
+
+export interface RateLimitOptions {
+  /** Token buckets; a call must have a token in every rule that covers it. */
+  limits?: readonly RateLimitRule[];
+  /** Concurrency limits; a call must fit in every rule that covers it. */
+  concurrency?: readonly ConcurrencyRule[];
+  /** Between a gateway name's server and tool (for the `server` key). Default `'__'`, as the gateway names tools. */
+  separator?: string;
+  /**
+   * The most buckets kept per rule for keys shared across sessions (per identity, tool, server),
+   * and per session for a session's own; the least recently used is forgotten past it (it starts
+   * full again). Default 10,000.
+   */
+  maxBuckets?: number;
+  /** The clock, in milliseconds (tests). Default `Date.now`. */
+  now?: () => number;
+}
+
+const PER_MS = { second: 1000, minute: 60_000, hour: 3_600_000 } as const;
+
+interface CompiledRule {
+  readonly index: number;
+  readonly covers: (tool: string) => boolean;
+  readonly key: readonly RateLimitKey[];
+  readonly shape: BucketShape;
+  readonly described: string;
+  readonly shared: BucketStore<TokenBucket>;
+}
+
+interface CompiledConcurrency {
+  readonly index: number;
+  readonly covers: (tool: string) => boolean;
+  readonly key: readonly RateLimitKey[];
+  readonly max: number;
+  readonly retryAfterMs: number;
+}
+
+/**
+ * Limits tool calls (`tools/call` from the client; everything else passes untouched) with token
+ * buckets per identity, session, tool and/or server, and with concurrency limits per tool. A call
+ * over a limit is refused at once with -32029 (`RATE_LIMITED`): the message ends with
+ * `retry in <delay>`, `data` is `{ retryAfterMs, limit: 'rate' | 'concurrency', tool, ... }`. A
+ * refused call takes no token from any rule.
+ *
+ * Buckets of a session (key `session`, or `identity` without one) live with the session and go
+ * with it; shared buckets are bounded by `maxBuckets` per rule.
+ *
+ * @example
+ * chain()
+ *   .use(rateLimit({
+ *     limits: [
+ *       { key: ['identity'], rate: 60, per: 'minute', burst: 10 },
+ *       { key: ['identity', 'tool'], tools: ['github__create_*'], rate: 5, per: 'hour' },
+ *       { key: ['server'], rate: 20, per: 'second' },
+ *     ],
+ *     concurrency: [{ tools: ['db__query'], maxConcurrent: 4 }],
+ *   }))
+ *   .to(gateway);
+ */
+export function rateLimit(options: RateLimitOptions = {}): Middleware {
+  const separator = options.separator ?? '__';
+  const maxBuckets = options.maxBuckets ?? 10_000;
+  const now = options.now ?? Date.now;
+  if (separator === '') throw new ChainError('CONFIG', 'rateLimit: separator must not be empty');
+  if (!Number.isInteger(maxBuckets) || maxBuckets < 1) throw new ChainError('CONFIG', `rateLimit: maxBuckets must be a positive integer (got ${maxBuckets})`);
+  const limits = (options.limits ?? []).map((rule, index) => compileRule(rule, index, maxBuckets));
+  const concurrency = (options.concurrency ?? []).map(compileConcurrency);
+  /** Buckets that belong to one session: released with it. */
+  const sessionBuckets = new WeakMap<SessionInfo, BucketStore<TokenBucket>>();
+  /** Calls in flight per concurrency key; a key is deleted when its count returns to 0. */
+  const inFlight = new Map<string, number>();
+
+  const partsOf = (ctx: Context, tool: string, key: readonly RateLimitKey[]): string =>
+    key.map((part) => valueOf(ctx.session, tool, part, separator)).join('\u0000');
+
+  const bucketOf = (ctx: Context, tool: string, rule: CompiledRule, at: number): TokenBucket => {
+    const make = (): TokenBucket => fullBucket(rule.shape, at);
+    if (!perSession(ctx.session, rule.key)) return rule.shared.use(partsOf(ctx, tool, rule.key), make);
+    let store = sessionBuckets.get(ctx.session);
+    if (!store) sessionBuckets.set(ctx.session, (store = new BucketStore(maxBuckets)));
+    return store.use(`${rule.index}\u0000${partsOf(ctx, tool, rule.key)}`, make);
+  };
+
+  return async function rateLimit(ctx, next) {
+    if (ctx.method !== 'tools/call' || ctx.direction !== 'toUpstream') return next();
+    const tool = ctx.message.params?.name;
+    if (typeof tool !== 'string') return next();
+
+    const slots: string[] = [];
+    for (const rule of concurrency) {
+      if (!rule.covers(tool)) continue;
+      const slot = `${rule.index}\u0000${partsOf(ctx, tool, rule.key)}`;
+      if ((inFlight.get(slot) ?? 0) >= rule.max) {
+        throw rateLimited(`Too many concurrent calls to tool "${tool}" (at most ${rule.max} at a time${scopeOf(rule.key, ' per ')})`, {
+          retryAfterMs: rule.retryAfterMs,
+          limit: 'concurrency',
+          tool,
+          maxConcurrent: rule.max,
+        });
+      }
+      slots.push(slot);
+    }
+
+    if (limits.length > 0) {
+      const at = now();
+      const taken: TokenBucket[] = [];
+      let refusal: { rule: CompiledRule; wait: number } | undefined;
+      for (const rule of limits) {
+        if (!rule.covers(tool)) continue;
+        const bucket = bucketOf(ctx, tool, rule, at);
+        refill(bucket, rule.shape, at);
+        const wait = waitMs(bucket, rule.shape);
+        if (wait > 0 && (refusal === undefined || wait > refusal.wait)) refusal = { rule, wait };
+        taken.push(bucket);
+      }
+      if (refusal) {
+        const { rule, wait } = refusal;
+        throw rateLimited(`Rate limit exceeded for tool "${tool}" (${rule.described})`, {
+          retryAfterMs: wait,
+          limit: 'rate',
+          tool,
+          rate: rule.shape.rate,
+          perMs: rule.shape.perMs,
+          burst: rule.shape.capacity,
+        });
+      }
+      for (const bucket of taken) bucket.tokens -= 1;
+    }
+
+    if (slots.length === 0) return next();
+    for (const slot of slots) inFlight.set(slot, (inFlight.get(slot) ?? 0) + 1);
+    try {
+      return await next();
+    } finally {
+      for (const slot of slots) {
+        const count = (inFlight.get(slot) ?? 1) - 1;
+        if (count <= 0) inFlight.delete(slot);
+        else inFlight.set(slot, count);
+      }
+    }
+  };
+}
+
+/** Whether a rule's buckets for this session are the session's own (released with it). */
+function perSession(session: SessionInfo, key: readonly RateLimitKey[]): boolean {
+  return key.includes('session') || (session.identity === undefined && key.includes('identity'));
+}
+
+function valueOf(session: SessionInfo, tool: string, part: RateLimitKey, separator: string): string {
+  switch (part) {
+    case 'identity':
+      return session.identity === undefined ? `session:${session.id}` : `identity:${session.identity.id}`;
+    case 'session':
+      return session.id;
+    case 'tool':
+      return tool;
+    case 'server': {
+      const at = tool.indexOf(separator);
+      return at === -1 ? '' : tool.slice(0, at);
+    }
+  }
+}
+
+function compileRule(rule: RateLimitRule, index: number, maxBuckets: number): CompiledRule {
+  const where = `rateLimit: limits[${index}]`;
+  const perMs = typeof rule.per === 'number' ? rule.per : PER_MS[rule.per];
+  if (!(perMs > 0) || !Number.isFinite(perMs)) throw new ChainError('CONFIG', `${where}.per must be 'second', 'minute', 'hour' or a positive number of milliseconds`);
+  if (!(rule.rate > 0) || !Number.isFinite(rule.rate)) throw new ChainError('CONFIG', `${where}.rate must be a positive number (got ${rule.rate})`);
+  const capacity = rule.burst ?? Math.max(1, rule.rate);
+  if (!(capacity >= 1) || !Number.isFinite(capacity)) throw new ChainError('CONFIG', `${where}.burst must be at least 1 (got ${capacity})`);
+  const key = checkKey(rule.key ?? [], `${where}.key`);
+  const per = typeof rule.per === 'number' ? `${rule.per} ms` : rule.per;
+  return {
+    index,
+    covers: covering(rule.tools),
+    key,
+    shape: { rate: rule.rate, perMs, capacity },
+    described: `${rule.rate} per ${per}${scopeOf(key, ', per ')}`,
+    shared: new BucketStore(maxBuckets),
+  };
+}
+
+function compileConcurrency(rule: ConcurrencyRule, index: number): CompiledConcurrency {
+  const where = `rateLimit: concurrency[${index}]`;
+  if (!Number.isInteger(rule.maxConcurrent) || rule.maxConcurrent < 1) throw new ChainError('CONFIG', `${where}.maxConcurrent must be a positive integer (got ${rule.maxConcurrent})`);
+  const retryAfterMs = rule.retryAfterMs ?? 1000;
+  if (!(retryAfterMs >= 0) || !Number.isFinite(retryAfterMs)) throw new ChainError('CONFIG', `${where}.retryAfterMs must be a number of milliseconds`);
+  return { index, covers: covering(rule.tools), key: checkKey(rule.key ?? ['tool'], `${where}.key`), max: rule.maxConcurrent, retryAfterMs };
+}
+
+const KEYS: ReadonlySet<string> = new Set<RateLimitKey>(['identity', 'session', 'tool', 'server']);
+
+function checkKey(key: readonly RateLimitKey[], where: string): readonly RateLimitKey[] {
+  const unknown = key.find((part) => !KEYS.has(part));
+  if (unknown !== undefined) throw new ChainError('CONFIG', `${where}: unknown key "${String(unknown)}" (identity, session, tool or server)`);
+  return [...new Set(key)];
+}
+
+function covering(tools: readonly string[] | undefined): (tool: string) => boolean {
+  return tools === undefined ? () => true : matchAny(tools);
+}
+
+/** `, per identity and tool` (with `lead`), or `` for one bucket for everything. */
+function scopeOf(key: readonly RateLimitKey[], lead: string): string {
+  if (key.length === 0) return '';
+  const last = key[key.length - 1];
+  return `${lead}${key.length === 1 ? String(last) : `${key.slice(0, -1).join(', ')} and ${String(last)}`}`;
+}
