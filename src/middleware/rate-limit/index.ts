@@ -25,44 +25,44 @@ export type RateLimitKey = 'identity' | 'session' | 'tool' | 'server';
 /** A token bucket: `rate` calls per `per`, up to `burst` at once after a quiet time. */
 export interface RateLimitRule {
   /** One bucket per distinct combination of these. Absent or empty: one bucket for all calls the rule covers. */
-  key?: readonly RateLimitKey[];
+  key?: readonly RateLimitKey[] | undefined;
   /** The tools it covers (names or globs, `*` any characters, `?` one). Absent: every tool. */
-  tools?: readonly string[];
+  tools?: readonly string[] | undefined;
   /** Calls allowed per `per` (a positive number; fractions allowed, `0.5` per second is one every 2 s). */
   rate: number;
   /** `'second'`, `'minute'`, `'hour'`, or milliseconds. */
   per: 'second' | 'minute' | 'hour' | number;
   /** The most calls in a burst (the bucket's size, at least 1). Default: `rate` (at least 1). */
-  burst?: number;
+  burst?: number | undefined;
 }
 
 /** At most `maxConcurrent` calls in flight at once; further calls are refused, not queued. */
 export interface ConcurrencyRule {
   /** The tools it covers (names or globs). Absent: every tool. */
-  tools?: readonly string[];
+  tools?: readonly string[] | undefined;
   /** A positive integer. */
   maxConcurrent: number;
   /** What the count is kept per. Default `['tool']`: each tool has its own count. `[]`: one count for all the rule covers. */
-  key?: readonly RateLimitKey[];
+  key?: readonly RateLimitKey[] | undefined;
   /** The `retryAfterMs` a refusal suggests (nobody knows when a call will end). Default 1000. */
-  retryAfterMs?: number;
+  retryAfterMs?: number | undefined;
 }
 
 export interface RateLimitOptions {
   /** Token buckets; a call must have a token in every rule that covers it. */
-  limits?: readonly RateLimitRule[];
+  limits?: readonly RateLimitRule[] | undefined;
   /** Concurrency limits; a call must fit in every rule that covers it. */
-  concurrency?: readonly ConcurrencyRule[];
+  concurrency?: readonly ConcurrencyRule[] | undefined;
   /** Between a gateway name's server and tool (for the `server` key). Default `'__'`, as the gateway names tools. */
-  separator?: string;
+  separator?: string | undefined;
   /**
    * The most buckets kept per rule for keys shared across sessions (per identity, tool, server),
    * and per session for a session's own; the least recently used is forgotten past it (it starts
    * full again). Default 10,000.
    */
-  maxBuckets?: number;
+  maxBuckets?: number | undefined;
   /** The clock, in milliseconds (tests). Default `Date.now`. */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 const PER_MS = { second: 1000, minute: 60_000, hour: 3_600_000 } as const;

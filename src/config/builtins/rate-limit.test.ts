@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { chain } from '../../chain/chain.js';
+import { harness } from '../../testing/harness.js';
+import { local } from '../../upstream/local.js';
+import { configErrorOf, tempDir, write } from '../_test/config-files.js';
+import { loadConfig } from '../load-config.js';
+import { BUILTIN_MIDDLEWARE } from '../middleware-registry.js';
+import { problemsFromIssues } from '../zod-problems.js';
+import { rateLimitBuiltin } from './rate-limit.js';
+import { silentLogger } from '../../log/stderr-logger.js';
+
+/** The problems a config file's `rateLimit` options give, as `path: message`. */
+function problemsOf(options: unknown): string[] {
+  const parsed = rateLimitBuiltin.options.safeParse(options);
+  if (parsed.success) return [];
+  return problemsFromIssues(parsed.error.issues, { file: 'config.json', schema: rateLimitBuiltin.options, data: options, locate: () => undefined }).map(
+    (problem) => `${problem.path}: ${problem.message}`,
+  );
+}
+
+const registered = Object.hasOwn(BUILTIN_MIDDLEWARE, 'rateLimit');
+const needsRegistry = registered ? false : 'rateLimit is not in the registry yet (middleware-registry.ts)';
+
+describe('rateLimit in a config file', () => {
+  test('options as a file writes them make a working middleware', async () => {
+    const mw = rateLimitBuiltin.create({ limits: [{ key: ['tool'], rate: 1, per: 'hour' }], concurrency: [{ maxConcurrent: 2 }] }, { dir: '/', log: silentLogger });
+    const server = local({ tools: [{ name: 'a', handler: () => ({ content: [] }) }] });
+    const h = await harness(chain().use(mw).to(server));
+    await h.request('tools/call', { name: 'a' });
+    const refused = await h.call('tools/call', { name: 'a' });
+    assert.equal((refused.error as { code: number }).code, -32029);
+    await h.close();
+  });
+
+  test('every option is described (they become the JSON Schema and validate messages)', () => {
+    const undescribed: string[] = [];
+    const visit = (schema: unknown, path: string): void => {
+      if (typeof schema !== 'object' || schema === null) return;
+      const node = schema as { properties?: Record<string, { description?: unknown }>; items?: unknown };
+      for (const [name, property] of Object.entries(node.properties ?? {})) {
+        if (typeof property.description !== 'string') undescribed.push(`${path}${name}`);
+        visit(property, `${path}${name}.`);
+      }
+      visit(node.items, path);
+    };
+    visit(rateLimitBuiltin.options.toJSONSchema(), '');
+    assert.deepEqual(undescribed, []);
+  });
+
+  test('wrong options are problems with their path', () => {
+    assert.deepEqual(problemsOf({ limits: [{ rate: 10, per: 'day' }] }), ['limits[0].per: expected one of "second", "minute", "hour" or a number, found a string']);
+    assert.deepEqual(problemsOf({ limits: [{ rate: 0, per: 'second' }] }), ['limits[0].rate: expected more than 0, found 0']);
+    assert.deepEqual(problemsOf({ limits: [{ rate: 1, per: 'second', key: ['user'] }] }), ['limits[0].key[0]: expected one of "identity", "session", "tool", "server", found "user"']);
+    assert.deepEqual(problemsOf({ concurrency: [{ maxConcurent: 2 }] }), [
+      'concurrency[0].maxConcurrent: missing: expected a number',
+      'concurrency[0].maxConcurent: unknown key; did you mean "maxConcurrent"?',
+    ]);
+    assert.deepEqual(problemsOf({ limit: [] }), ['limit: unknown key; did you mean "limits"?']);
+    assert.deepEqual(problemsOf({ limits: [{ rate: 5, per: 60_000, burst: 10 }], separator: '.', maxBuckets: 100 }), []);
+  });
+
+  test('a config file names it, and a wrong option is a problem at its place in the file', { skip: needsRegistry }, async () => {
+    const dir = tempDir();
+    const good = write(dir, 'good.json', { mcpServers: { a: { command: 'a' } }, middleware: [{ rateLimit: { limits: [{ key: ['identity'], rate: 60, per: 'minute' }] } }] });
+    const config = await loadConfig(good);
+    assert.deepEqual(config.middleware.map((entry) => ('name' in entry ? entry.name : undefined)), ['rateLimit']);
+    const bad = write(dir, 'bad.json', { mcpServers: { a: { command: 'a' } }, middleware: [{ rateLimit: { limits: [{ rate: -1, per: 'minute' }] } }] });
+    const error = await configErrorOf(loadConfig(bad));
+    assert.deepEqual(error.problems.map((problem) => `${problem.path}: ${problem.message}`), ['middleware[0].rateLimit.limits[0].rate: expected more than 0, found -1']);
+  });
+});
