@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { chain } from '../../chain/chain.js';
+import { silentLogger } from '../../log/stderr-logger.js';
+import { harness } from '../../testing/harness.js';
+import { local } from '../../upstream/local.js';
+import { configErrorOf, tempDir, write } from '../_test/config-files.js';
+import { loadConfig } from '../load-config.js';
+import { BUILTIN_MIDDLEWARE } from '../middleware-registry.js';
+import { problemsFromIssues } from '../zod-problems.js';
+import { cacheBuiltin } from './cache.js';
+
+/** The problems a config file's `cache` options give, as `path: message`. */
+function problemsOf(options: unknown): string[] {
+  const parsed = cacheBuiltin.options.safeParse(options);
+  if (parsed.success) return [];
+  return problemsFromIssues(parsed.error.issues, { file: 'config.json', schema: cacheBuiltin.options, data: options, locate: () => undefined }).map(
+    (problem) => `${problem.path}: ${problem.message}`,
+  );
+}
+
+const registered = Object.hasOwn(BUILTIN_MIDDLEWARE, 'cache');
+const needsRegistry = registered ? false : 'cache is not in the registry yet (middleware-registry.ts)';
+
+describe('cache in a config file', () => {
+  test('options as a file writes them make a working middleware', async () => {
+    let calls = 0;
+    const server = local({ tools: [{ name: 'get', handler: () => ({ content: [{ type: 'text', text: String(++calls) }] }) }] });
+    const mw = cacheBuiltin.create({ tools: ['g*'], ttlMs: { tools: 60_000, lists: 0 }, maxEntries: 10 }, { dir: '/', log: silentLogger });
+    const h = await harness(chain().use(mw).to(server));
+    await h.request('tools/call', { name: 'get', arguments: { a: 1 } });
+    const again = await h.request('tools/call', { name: 'get', arguments: { a: 1 } });
+    assert.deepEqual(again.content, [{ type: 'text', text: '1' }]);
+    await h.close();
+  });
+
+  test('every option is described (they become the JSON Schema and validate messages)', () => {
+    const undescribed: string[] = [];
+    const visit = (schema: unknown, path: string): void => {
+      if (typeof schema !== 'object' || schema === null) return;
+      const node = schema as { properties?: Record<string, { description?: unknown }>; items?: unknown };
+      for (const [name, property] of Object.entries(node.properties ?? {})) {
+        if (typeof property.description !== 'string') undescribed.push(`${path}${name}`);
+        visit(property, `${path}${name}.`);
+      }
+      visit(node.items, path);
+    };
+    visit(cacheBuiltin.options.toJSONSchema(), '');
+    assert.deepEqual(undescribed, []);
+  });
+
+  test('wrong options are problems with their path', () => {
+    assert.deepEqual(problemsOf({ ttlMs: { tools: -5 } }), ['ttlMs.tools: expected at least 0, found -5']);
+    assert.deepEqual(problemsOf({ ttlMs: { list: 1000 } }), ['ttlMs.list: unknown key; did you mean "lists"?']);
+    assert.deepEqual(problemsOf({ maxEntries: 1.5 }), ['maxEntries: expected a whole number, found a number']);
+    assert.deepEqual(problemsOf({ tools: 'search_*' }), ['tools: expected an array, found a string']);
+    assert.deepEqual(problemsOf({ shared: 'yes' }), ['shared: expected a boolean, found a string']);
+    assert.deepEqual(problemsOf({ tools: ['a'], readOnly: true, shared: false, maxEntries: 0, maxBytes: 1024, singleFlight: false, ttlMs: { lists: 0, resources: 1, tools: 2 } }), []);
+  });
+
+  test('a config file names it, and a wrong option is a problem at its place in the file', { skip: needsRegistry }, async () => {
+    const dir = tempDir();
+    const good = write(dir, 'good.json', { mcpServers: { a: { command: 'a', middleware: [{ cache: { tools: ['get_*'] } }] } }, middleware: [{ cache: { shared: true } }] });
+    const config = await loadConfig(good);
+    assert.deepEqual(config.middleware.map((entry) => ('name' in entry ? entry.name : undefined)), ['cache']);
+    const bad = write(dir, 'bad.json', { mcpServers: { a: { command: 'a' } }, middleware: [{ cache: { ttlMs: { resources: -1 } } }] });
+    const error = await configErrorOf(loadConfig(bad));
+    assert.deepEqual(error.problems.map((problem) => `${problem.path}: ${problem.message}`), ['middleware[0].cache.ttlMs.resources: expected at least 0, found -1']);
+  });
+});
