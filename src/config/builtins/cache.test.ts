@@ -54,7 +54,7 @@ describe('cache in a config file', () => {
     assert.deepEqual(problemsOf({ ttlMs: { list: 1000 } }), ['ttlMs.list: unknown key; did you mean "lists"?']);
     assert.deepEqual(problemsOf({ maxEntries: 1.5 }), ['maxEntries: expected a whole number, found a number']);
     assert.deepEqual(problemsOf({ tools: 'search_*' }), ['tools: expected a list, found a string']);
-    assert.deepEqual(problemsOf({ shared: 'yes' }), ['shared: expected a boolean, found a string']);
+    assert.deepEqual(problemsOf({ shared: 'yes' }), ['shared: expected true or false, found a string']);
     assert.deepEqual(problemsOf({ tools: ['a'], readOnly: true, shared: false, maxEntries: 0, maxBytes: 1024, singleFlight: false, ttlMs: { lists: 0, resources: 1, tools: 2 } }), []);
   });
 
