@@ -19,28 +19,28 @@ export type { SchemaViolation } from './describe-errors.js';
 
 export interface ValidateOptions {
   /** Which tools are checked, by name or glob (`*` any characters, `?` one). Deny wins; no allow list: every tool. */
-  tools?: { allow?: readonly string[]; deny?: readonly string[] };
+  tools?: { allow?: readonly string[] | undefined; deny?: readonly string[] | undefined } | undefined;
   /** Check `structuredContent` against `outputSchema`. Default true. */
-  output?: boolean;
+  output?: boolean | undefined;
   /**
    * A schema that uses a format ajv-formats does not know counts as a schema that does not compile.
    * Default false: the unknown format is ignored (any value passes it).
    */
-  strict?: boolean;
+  strict?: boolean | undefined;
   /**
    * A tool whose schema does not compile (not a schema, an unsupported `$schema`, a `$ref` that does
    * not resolve): `'allow'` (the default) logs it once and lets its calls through unchecked;
    * `'refuse'` refuses its calls with -32603 before they reach the server.
    */
-  invalidSchema?: 'allow' | 'refuse';
+  invalidSchema?: 'allow' | 'refuse' | undefined;
   /**
    * Arguments that break the `inputSchema`: `'error'` (the default) refuses the call with -32602;
    * `'result'` answers with a tool result with `isError: true` (what MCP 2025-11-25, SEP-1303,
    * recommends for input validation errors, so that the model can correct itself).
    */
-  invalidArguments?: 'error' | 'result';
+  invalidArguments?: 'error' | 'result' | undefined;
   /** How many errors a message lists (all, up to 50, are in `data`). Default 3. */
-  maxErrors?: number;
+  maxErrors?: number | undefined;
 }
 
 /**
