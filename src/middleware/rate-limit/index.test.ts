@@ -258,6 +258,22 @@ describe('rateLimit: concurrency', () => {
     await h.close();
   });
 
+  test('a call the client cancels frees its slot, though the server never answers it', async () => {
+    const gate = gated();
+    const h = await harness(chain().use(rateLimit({ concurrency: [{ tools: ['slow'], maxConcurrent: 1 }] })).to(local({ tools: gate.tools })));
+    void h.call('tools/call', { name: 'slow' }, 'cancel-me').catch(() => undefined);
+    await h.request('tools/call', { name: 'fast' });
+    assert.equal((await errorOf(h, 'slow'))?.code, -32029);
+    h.notify('notifications/cancelled', { requestId: 'cancel-me', reason: 'the user pressed stop' });
+    await h.request('tools/call', { name: 'fast' });
+    const again = h.request('tools/call', { name: 'slow' });
+    await h.request('tools/call', { name: 'fast' });
+    assert.equal(gate.started(), 2, 'the second call reached the server');
+    gate.release();
+    await again;
+    await h.close();
+  });
+
   test('key session: each session has its own count', async () => {
     const gate = gated();
     const mw = rateLimit({ concurrency: [{ tools: ['slow'], maxConcurrent: 1, key: ['session'] }] });

@@ -91,8 +91,9 @@ interface CompiledConcurrency {
  * `retry in <delay>`, `data` is `{ retryAfterMs, limit: 'rate' | 'concurrency', tool, ... }`. A
  * refused call takes no token from any rule.
  *
- * Buckets of a session (key `session`, or `identity` without one) live with the session and go
- * with it; shared buckets are bounded by `maxBuckets` per rule.
+ * A concurrency slot is freed when the call ends, or as soon as it is cancelled, times out or its
+ * session ends. Buckets of a session (key `session`, or `identity` without one) live with the
+ * session and go with it; shared buckets are bounded by `maxBuckets` per rule.
  *
  * @example
  * chain()
@@ -178,14 +179,24 @@ export function rateLimit(options: RateLimitOptions = {}): Middleware {
 
     if (slots.length === 0) return next();
     for (const slot of slots) inFlight.set(slot, (inFlight.get(slot) ?? 0) + 1);
-    try {
-      return await next();
-    } finally {
+    // Freed when the call ends, or when it is cancelled, times out or its session ends (a server
+    // may never answer a cancelled call): whichever comes first, once.
+    let held = true;
+    const release = (): void => {
+      if (!held) return;
+      held = false;
       for (const slot of slots) {
         const count = (inFlight.get(slot) ?? 1) - 1;
         if (count <= 0) inFlight.delete(slot);
         else inFlight.set(slot, count);
       }
+    };
+    const unsubscribe = ctx.onAbort(release);
+    try {
+      return await next();
+    } finally {
+      unsubscribe();
+      release();
     }
   };
 }
