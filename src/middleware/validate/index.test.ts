@@ -222,6 +222,28 @@ describe('validate: schemas per session, listed once, refreshed', () => {
     await h.close();
   });
 
+  test('a list_changed while the call lists (a gateway member joining) makes it list again, and the call is checked', async () => {
+    let lists = 0;
+    const upstream = scripted({
+      'tools/list': async () => {
+        lists++;
+        if (lists === 1) {
+          await upstream.notify('notifications/tools/list_changed');
+          return { tools: [] };
+        }
+        return { tools: [{ name: 'count', inputSchema: counter }] };
+      },
+      'tools/call': () => ({ content: [] }),
+    });
+    const h = await harness(chain().use(validate()).to(upstream));
+    await assert.rejects(h.request('tools/call', { name: 'count', arguments: { count: 11 } }), {
+      message: 'Invalid params: arguments/count must be <= 10 (maximum)',
+    });
+    assert.equal(lists, 2);
+    assert.equal(calls(upstream), 0);
+    await h.close();
+  });
+
   test('sessions keep their own schemas: a list_changed in one does not make the other list again', async () => {
     const upstream = server(() => [{ name: 'count', inputSchema: counter }]);
     const shared = chain().use(validate()).to(upstream);

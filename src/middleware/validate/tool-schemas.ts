@@ -28,7 +28,8 @@ interface SessionTools {
   complete: boolean;
   /** Bumped by list_changed: a listing that started before it does not mark the list complete. */
   generation: number;
-  listing: Promise<void> | undefined;
+  /** The listing under way: resolves with what it found. */
+  listing: Promise<ReadonlyMap<string, ToolSchema>> | undefined;
 }
 
 /** Tool schemas per session; a session's entry goes with the session. */
@@ -60,11 +61,10 @@ export class ToolSchemas {
     const tools = this.#of(session);
     const known = tools.byName.get(name);
     if (known || tools.complete) return known;
-    tools.listing ??= list(tools, next).finally(() => {
+    tools.listing ??= learn(tools, next).finally(() => {
       tools.listing = undefined;
     });
-    await tools.listing;
-    return tools.byName.get(name);
+    return (await tools.listing).get(name);
   }
 
   #of(session: SessionInfo): SessionTools {
@@ -77,8 +77,30 @@ export class ToolSchemas {
   }
 }
 
-async function list(tools: SessionTools, next: Next): Promise<void> {
-  const generation = tools.generation;
+/** How many times a listing starts over when the list changes while it runs. */
+const MAX_ATTEMPTS = 3;
+
+/**
+ * Lists the tools and keeps them as the session's complete list. A list_changed that arrives
+ * meanwhile (a gateway's member joining as the session starts) makes it list again, a few times at
+ * most; the last listing then answers the calls waiting for it, and the next unknown name lists again.
+ */
+async function learn(tools: SessionTools, next: Next): Promise<ReadonlyMap<string, ToolSchema>> {
+  let byName: Map<string, ToolSchema> = new Map();
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const generation = tools.generation;
+    byName = await list(next);
+    if (tools.generation === generation) {
+      tools.byName = byName;
+      tools.complete = true;
+      return byName;
+    }
+  }
+  return byName;
+}
+
+/** Every page of the tools, by name; empty when listing fails (calls then pass unchecked). */
+async function list(next: Next): Promise<Map<string, ToolSchema>> {
   const byName = new Map<string, ToolSchema>();
   const seen = new Set<string>();
   let cursor: string | undefined;
@@ -93,9 +115,7 @@ async function list(tools: SessionTools, next: Next): Promise<void> {
   } catch {
     // No list (the server failed it): calls pass unchecked until the tools are listed again.
   }
-  if (tools.generation !== generation) return; // the list changed meanwhile: the next call lists again
-  tools.byName = byName;
-  tools.complete = true;
+  return byName;
 }
 
 function add(byName: Map<string, ToolSchema>, reply: Reply): void {
