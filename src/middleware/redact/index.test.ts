@@ -136,6 +136,25 @@ describe('redact', () => {
     await h.close();
   });
 
+  test('progress messages of a call reach the client masked', async () => {
+    const server = local({
+      tools: [
+        {
+          name: 'slow',
+          handler: async (_args, call) => {
+            await call.progress(1, 2, `mailing ${EMAIL}`);
+            return { content: [{ type: 'text', text: 'done' }] };
+          },
+        },
+      ],
+    });
+    const h = await harness(chain().use(redact()).to(server));
+    const progress = h.notification('notifications/progress');
+    await h.request('tools/call', { name: 'slow', _meta: { progressToken: 'p1' } });
+    assert.deepEqual((await progress).params, { progressToken: 'p1', progress: 1, total: 2, message: 'mailing [REDACTED:email]' });
+    await h.close();
+  });
+
   test('other methods pass straight on, unchanged', async () => {
     const tools = { tools: [{ name: 'mail', description: `Mails ${EMAIL}`, inputSchema: { type: 'object' } }] };
     const upstream = scripted({ 'tools/list': () => tools, 'completion/complete': () => ({ completion: { values: [EMAIL] } }) });
