@@ -5,7 +5,7 @@ import type { Downstream } from '../core/downstream.js';
 import type { SessionInfo } from '../core/session-info.js';
 import type { Upstream, UpstreamConnection } from '../core/upstream.js';
 import { compose, type Composed } from './compose.js';
-import { createContext, type Direction } from './context.js';
+import { createContext, scopeOf, type Direction } from './context.js';
 import type { Middleware } from './middleware.js';
 
 const CHAIN = Symbol.for('mcp-chain.chain');
@@ -101,7 +101,11 @@ class Passage implements Downstream {
     const downstream = related && this.#direction === 'toUpstream' ? related : toClient;
     const ctx = createContext({ message, kind: 'request', direction: this.#direction, session: this.#session, downstream, scope, related });
     const target = this.#target;
-    return this.#onion(ctx, (c) => target.request(c.message, related ? withRelated(scope, related) : scope)).then(requireResult(message));
+    // A middleware may have narrowed the scope (`next(message, { signal })`): the terminal sends with the context's.
+    return this.#onion(ctx, (c) => {
+      const current = scopeOf(c) ?? scope;
+      return target.request(c.message, related ? withRelated(current, related) : current);
+    }).then(requireResult(message));
   }
 
   notify(message: McpMessage): Promise<void> {

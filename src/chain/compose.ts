@@ -1,6 +1,6 @@
 import type { Reply } from '../message/jsonrpc.js';
 import { type Context, withMessage } from './context.js';
-import type { Middleware } from './middleware.js';
+import type { Middleware, NextOptions } from './middleware.js';
 
 /** The end of an onion: receives the context with the message to forward. */
 export type Terminal = (ctx: Context) => Promise<Reply>;
@@ -20,8 +20,8 @@ export function compose(middleware: readonly Middleware[]): Composed {
       const fn = stack[i];
       if (fn === undefined) return terminal(current);
       let forwarded: Promise<Reply> | undefined;
-      const next = (message?: Context['message']): Promise<Reply> =>
-        (forwarded = dispatch(i + 1, message === undefined ? current : withMessage(current, message)));
+      const next = (message?: Context['message'], options?: NextOptions): Promise<Reply> =>
+        (forwarded = dispatch(i + 1, message === undefined && options?.signal === undefined ? current : withMessage(current, message ?? current.message, options?.signal)));
       try {
         const reply = fn(current, next);
         if (current.kind !== 'request') return reply;

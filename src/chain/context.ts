@@ -1,8 +1,8 @@
 import type { Logger } from '../log/logger.js';
 import type { McpMessage } from '../message/jsonrpc.js';
-import { onAbort } from '../core/cancel-scope.js';
+import { CancelScope, onAbort } from '../core/cancel-scope.js';
 import type { Downstream } from '../core/downstream.js';
-import type { RequestScope } from '../core/request-scope.js';
+import { requestScope, type RequestScope } from '../core/request-scope.js';
 import type { SessionInfo } from '../core/session-info.js';
 
 /** `toUpstream`: client→server traffic. `toDownstream`: server→client traffic. */
@@ -98,9 +98,15 @@ class ChainContext implements Context {
     return (this.#state ??= {});
   }
 
-  with(message: McpMessage): ChainContext {
+  with(message: McpMessage, signal?: AbortSignal): ChainContext {
     const { kind, direction, session, downstream, related } = this;
-    return new ChainContext({ message, kind, direction, session, downstream, related, scope: this.#scope }, this.state);
+    const scope = signal === undefined ? this.#scope : narrowed(this.#scope, signal);
+    return new ChainContext({ message, kind, direction, session, downstream, related, scope }, this.state);
+  }
+
+  /** What the request travels with from here on (a middleware's `next(message, { signal })` narrows it). */
+  get scope(): RequestScope | undefined {
+    return this.#scope;
   }
 }
 
@@ -110,7 +116,27 @@ export function createContext(init: ContextInit): Context {
   return new ChainContext(init, undefined);
 }
 
-/** The same context with a replacement message (used when a middleware calls `next(message)`). */
-export function withMessage(ctx: Context, message: McpMessage): Context {
-  return ctx instanceof ChainContext ? ctx.with(message) : { ...ctx, message, method: message.method };
+/**
+ * The same context with a replacement message (a middleware's `next(message)`), and with `signal`
+ * (`next(message, { signal })`) aborting its request besides the request's own cancellation.
+ */
+export function withMessage(ctx: Context, message: McpMessage, signal?: AbortSignal): Context {
+  return ctx instanceof ChainContext ? ctx.with(message, signal) : { ...ctx, message, method: message.method };
+}
+
+/** The request scope `ctx` carries (narrowed by `next(message, { signal })`), for the chain's terminal. */
+export function scopeOf(ctx: Context): RequestScope | undefined {
+  return ctx instanceof ChainContext ? ctx.scope : undefined;
+}
+
+/** A scope aborted by `outer` or by `signal`, whichever comes first. */
+function narrowed(outer: RequestScope | undefined, signal: AbortSignal): RequestScope | undefined {
+  if (outer === undefined) return undefined;
+  const cancel = new CancelScope();
+  const unlink = onAbort(outer.cancel ?? outer.signal, (reason) => cancel.abort(reason));
+  if (signal.aborted) cancel.abort(signal.reason);
+  else signal.addEventListener('abort', () => cancel.abort(signal.reason), { once: true });
+  // The link to the outer scope goes when this one ends either way.
+  cancel.onAbort(unlink);
+  return requestScope(cancel, outer.related);
 }

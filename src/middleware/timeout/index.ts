@@ -7,7 +7,7 @@ import type { Middleware } from '../../chain/middleware.js';
 import { ChainError } from '../../errors/chain-error.js';
 import { ErrorCode } from '../../errors/error-code.js';
 import { McpError } from '../../errors/mcp-error.js';
-import type { McpMessage, Reply } from '../../message/jsonrpc.js';
+import type { Reply } from '../../message/jsonrpc.js';
 
 export interface TimeoutOptions {
   /** The deadline of every tool call no other key sets, in ms. Default: none (the session's own). */
@@ -27,12 +27,6 @@ export interface TimeoutOptions {
 }
 
 /**
- * The rest of the chain, run under a signal of its own. The chain's `next` takes only a message
- * today: see the note on {@link timeout}.
- */
-type NextUnder = (message: McpMessage | undefined, options: { signal: AbortSignal }) => Promise<Reply>;
-
-/**
  * Gives each `tools/call` a deadline: the first of `tools` (name or glob) that matches, else the
  * tool's server in `servers`, else `ms`. When it passes, the client gets -32001
  * `Tool "<name>" did not answer within <n> ms (the gateway's limit)` with
@@ -40,8 +34,6 @@ type NextUnder = (message: McpMessage | undefined, options: { signal: AbortSigna
  * upstream is told to cancel (`notifications/cancelled`). A call the client cancelled ends as
  * before. The session's own deadline (`timeouts.request`) still applies: the shorter one wins.
  *
- * Note: the rest of the chain is given the deadline's signal as a second argument of `next`; the
- * upstream is only told to cancel once the chain honours it (see the report of issue 11).
  *
  * Throws a `ChainError` ('CONFIG') for a deadline that is not a positive whole number of ms.
  *
@@ -68,7 +60,6 @@ export function timeout(options: TimeoutOptions): Middleware {
     const ms = typeof name === 'string' ? deadlineOf(name) : undefined;
     if (ms === undefined) return next();
     const controller = new AbortController();
-    const forward: NextUnder = next;
     return new Promise<Reply>((resolve, reject) => {
       const unlink = ctx.onAbort((reason) => {
         clearTimeout(timer);
@@ -80,7 +71,7 @@ export function timeout(options: TimeoutOptions): Middleware {
         controller.abort(error);
         reject(error);
       }, ms);
-      forward(undefined, { signal: controller.signal }).then(
+      next(undefined, { signal: controller.signal }).then(
         (reply) => {
           clearTimeout(timer);
           unlink();
