@@ -137,15 +137,17 @@ export function validate(options: ValidateOptions = {}): Middleware {
     return broken;
   }
 
-  return async function validate(ctx, next) {
+  async function list(ctx: Context, next: Next): Promise<Reply> {
+    const reply = await next();
+    schemas.seen(ctx.session, ctx.message.params ?? {}, reply);
+    return reply;
+  }
+
+  // Not async: a message of any other method costs one comparison and the call to next.
+  return function validate(ctx, next) {
     const method = ctx.method;
     if (method === 'tools/call') return ctx.direction === 'toUpstream' ? call(ctx, next) : next();
-    if (method === 'tools/list') {
-      if (ctx.direction !== 'toUpstream') return next();
-      const reply = await next();
-      schemas.seen(ctx.session, ctx.message.params ?? {}, reply);
-      return reply;
-    }
+    if (method === 'tools/list') return ctx.direction === 'toUpstream' ? list(ctx, next) : next();
     if (method === 'notifications/tools/list_changed' && ctx.direction === 'toDownstream') schemas.invalidate(ctx.session);
     return next();
   };
