@@ -6,7 +6,7 @@
 // Chains and middleware
 export { chain, Chain, isChain } from './chain/chain.js';
 export type { Context, ContextState, Direction } from './chain/context.js';
-export type { Middleware, Next } from './chain/middleware.js';
+export type { Middleware, Next, NextOptions } from './chain/middleware.js';
 export {
   on,
   type HookableNotificationMethod,
@@ -60,6 +60,31 @@ export { rename, type RenameOptions, type Renaming } from './middleware/rename/i
 export { log, type LogEntry, type LogMiddleware, type LogOptions } from './middleware/log/index.js';
 export { lint, type LintMiddleware, type LintOptions, type Violation } from './middleware/lint/index.js';
 export { withLocal } from './middleware/with-local/index.js';
+export { validate, type SchemaViolation, type ValidateOptions } from './middleware/validate/index.js';
+export { transform, type ArgumentTransform, type Narrowing, type ToolTransform, type TransformOptions } from './middleware/transform/index.js';
+export {
+  rateLimit,
+  RATE_LIMITED,
+  type ConcurrencyRule,
+  type RateLimitedData,
+  type RateLimitKey,
+  type RateLimitOptions,
+  type RateLimitRule,
+} from './middleware/rate-limit/index.js';
+export { cache, type CacheMiddleware, type CacheOptions, type CacheStats, type CacheTtl } from './middleware/cache/index.js';
+export { timeout, type TimeoutMiddlewareOptions } from './middleware/timeout/index.js';
+export { retry, type RetryOn, type RetryOptions } from './middleware/retry/index.js';
+export {
+  redact,
+  createRedactor,
+  redactValue,
+  type BuiltinDetectorName,
+  type CustomDetector,
+  type RedactOptions,
+  type Redactor,
+  type RedactorOptions,
+} from './middleware/redact/index.js';
+export { limitResult, type LimitResultOptions, type ResultCap } from './middleware/limit-result/index.js';
 
 // Fronts
 export { serveStdio, type ServeStdioOptions, type StdioFront } from './front/serve-stdio.js';

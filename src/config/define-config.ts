@@ -5,9 +5,28 @@ import type { Upstream } from '../core/upstream.js';
 import type { FilterOptions, FilterRule } from '../middleware/filter/index.js';
 import type { LogOptions } from '../middleware/log/index.js';
 import type { RenameOptions } from '../middleware/rename/index.js';
+import type { CacheOptions } from '../middleware/cache/index.js';
+import type { LimitResultOptions } from '../middleware/limit-result/index.js';
+import type { RateLimitOptions } from '../middleware/rate-limit/index.js';
+import type { RedactOptions } from '../middleware/redact/index.js';
+import type { RetryOptions } from '../middleware/retry/index.js';
+import type { TimeoutMiddlewareOptions } from '../middleware/timeout/index.js';
+import type { TransformOptions } from '../middleware/transform/index.js';
+import type { ValidateOptions } from '../middleware/validate/index.js';
 
 /** The built-in middleware a config names: `"log"`, or `{ log: { ...options } }`. */
-export type BuiltinMiddlewareName = 'filter' | 'rename' | 'log';
+export type BuiltinMiddlewareName =
+  | 'filter'
+  | 'rename'
+  | 'log'
+  | 'transform'
+  | 'validate'
+  | 'rateLimit'
+  | 'cache'
+  | 'timeout'
+  | 'retry'
+  | 'redact'
+  | 'limitResult';
 
 /**
  * One entry of a `middleware` list, in the order they run (client to server): a middleware
@@ -20,6 +39,14 @@ export type MiddlewareInput =
   | { readonly filter: FilterOptions }
   | { readonly rename: RenameOptions }
   | { readonly log: Omit<LogOptions, 'logger'> }
+  | { readonly transform: TransformOptions }
+  | { readonly validate: ValidateOptions }
+  | { readonly rateLimit: Omit<RateLimitOptions, 'now'> }
+  | { readonly cache: Omit<CacheOptions, 'now'> }
+  | { readonly timeout: TimeoutMiddlewareOptions }
+  | { readonly retry: RetryOptions }
+  | { readonly redact: RedactOptions }
+  | { readonly limitResult: LimitResultOptions }
   | {
       /** A path relative to the config file (`./audit.js`), or a package. */
       readonly module: string;

@@ -4,6 +4,14 @@ import { filter, type FilterOptions } from '../middleware/filter/index.js';
 import { log, type LogOptions } from '../middleware/log/index.js';
 import { rename, type RenameOptions } from '../middleware/rename/index.js';
 import { builtin, type BuiltinMiddleware } from './builtin-middleware.js';
+import { cacheBuiltin } from './builtins/cache.js';
+import { limitResultBuiltin } from './builtins/limit-result.js';
+import { rateLimitBuiltin } from './builtins/rate-limit.js';
+import { redactBuiltin } from './builtins/redact.js';
+import { retryBuiltin } from './builtins/retry.js';
+import { timeoutBuiltin } from './builtins/timeout.js';
+import { transformBuiltin } from './builtins/transform.js';
+import { validateBuiltin } from './builtins/validate.js';
 
 export type { BuiltinMiddleware, MiddlewareContext } from './builtin-middleware.js';
 
@@ -61,4 +69,12 @@ export const BUILTIN_MIDDLEWARE: Readonly<Record<string, BuiltinMiddleware>> = {
       return log(resolved);
     },
   ),
+  transform: transformBuiltin,
+  validate: validateBuiltin,
+  rateLimit: rateLimitBuiltin,
+  cache: cacheBuiltin,
+  timeout: timeoutBuiltin,
+  retry: retryBuiltin,
+  redact: redactBuiltin,
+  limitResult: limitResultBuiltin,
 };

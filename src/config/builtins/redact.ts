@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { BUILTIN_DETECTOR_NAMES, redact, type RedactOptions } from '../../middleware/redact/index.js';
+import { redact, type RedactOptions } from '../../middleware/redact/index.js';
+import { BUILTIN_DETECTOR_NAMES } from '../../middleware/redact/detectors.js';
 import { patternProblem } from '../../middleware/redact/redactor.js';
 import { builtin } from '../builtin-middleware.js';
 

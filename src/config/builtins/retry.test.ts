@@ -34,6 +34,6 @@ describe('retry in a config file', () => {
     assert.deepEqual((await loadConfig(good)).middleware.map((entry) => ('name' in entry ? entry.name : undefined)), ['retry']);
     const bad = write(dir, 'bad.json', { mcpServers: { a: { command: 'a' } }, middleware: [{ retry: { tools: 'a__get_*' } }] });
     const error = await configErrorOf(loadConfig(bad));
-    assert.deepEqual(error.problems.map((problem) => `${problem.path}: ${problem.message}`), ['middleware[0].retry.tools: expected an array, found a string']);
+    assert.deepEqual(error.problems.map((problem) => `${problem.path}: ${problem.message}`), ['middleware[0].retry.tools: expected a list, found a string']);
   });
 });

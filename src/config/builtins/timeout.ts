@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { timeout, type TimeoutOptions } from '../../middleware/timeout/index.js';
+import { timeout, type TimeoutMiddlewareOptions } from '../../middleware/timeout/index.js';
 import { builtin } from '../builtin-middleware.js';
 
 const ms = z.number().int().positive();
@@ -13,5 +13,5 @@ export const timeoutBuiltin = builtin(
     servers: z.record(z.string(), ms).optional().describe('Per server of the gateway, in milliseconds, keyed by its prefix ({ "github": 5000 } covers github__*)'),
     separator: z.string().min(1).optional().describe('Between a server\'s prefix and a tool\'s name; default "__"'),
   }),
-  (options) => timeout(options as TimeoutOptions),
+  (options) => timeout(options as TimeoutMiddlewareOptions),
 );

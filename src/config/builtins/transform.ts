@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { transform, transformProblems, type TransformOptions } from '../../middleware/transform/index.js';
+import { transform, type TransformOptions } from '../../middleware/transform/index.js';
+import { transformProblems } from '../../middleware/transform/transform-options.js';
 import { builtin } from '../builtin-middleware.js';
 
 const templated = (what: string): z.ZodOptional<z.ZodString> =>

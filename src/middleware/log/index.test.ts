@@ -9,6 +9,7 @@ import type { JsonObject } from '../../message/jsonrpc.js';
 import { harness } from '../../testing/harness.js';
 import { local } from '../../upstream/local.js';
 import { scripted } from '../_test/scripted.js';
+import { cache } from '../cache/index.js';
 import { log, type LogEntry } from './index.js';
 
 const server = local({
@@ -165,5 +166,20 @@ describe('log', () => {
     // (The test runner itself may report through stdout meanwhile; no log line may go there.)
     const logLinesOnStdout = stdout.mock.calls.filter((call) => String(call.arguments[0]).includes('"direction"'));
     assert.equal(logLinesOnStdout.length, 0);
+  });
+});
+
+describe('log with cache behind it', () => {
+  test("each call's line says whether the cache answered it", async () => {
+    const { logger, entries } = capture();
+    const h = await harness(chain().use(log({ logger }), cache({ tools: ['login'] })).to(server));
+    try {
+      await h.request('tools/call', { name: 'login', arguments: { password: 'x' } });
+      await h.request('tools/call', { name: 'login', arguments: { password: 'x' } });
+      const calls = entries.filter((entry) => entry.method === 'tools/call');
+      assert.deepEqual(calls.map((entry) => entry.cache), ['miss', 'hit']);
+    } finally {
+      await h.close();
+    }
   });
 });

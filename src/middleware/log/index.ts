@@ -44,6 +44,8 @@ export interface LogEntry {
   /** Why it failed (also for a timeout, -32001). */
   error?: { code: number; message: string };
   params?: JsonObject;
+  /** Whether `cache` (behind `log` in the chain) answered it from memory. */
+  cache?: 'hit' | 'miss';
 }
 
 /** The `log` middleware, with a way to flush and close its file. */
@@ -115,6 +117,7 @@ function entry(ctx: Context, time: string, ms: number, outcome: LogEntry['outcom
     outcome,
     ...(error === undefined ? {} : { error: toError(error) }),
     ...(includeParams && params !== undefined ? { params } : {}),
+    ...(ctx.state.cache === undefined ? {} : { cache: ctx.state.cache }),
   };
 }
 

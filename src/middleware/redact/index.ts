@@ -10,8 +10,8 @@ import type { JsonObject, McpMessage, Reply } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
 import { createRedactor, type Redactor, type RedactorOptions } from './redactor.js';
 
-export { BUILTIN_DETECTOR_NAMES, type BuiltinDetectorName } from './detectors.js';
-export { createRedactor, DEFAULT_MASK, redactValue, type CustomDetector, type Redactor, type RedactorOptions } from './redactor.js';
+export type { BuiltinDetectorName } from './detectors.js';
+export { createRedactor, redactValue, type CustomDetector, type Redactor, type RedactorOptions } from './redactor.js';
 
 export interface RedactOptions extends RedactorOptions {
   /**

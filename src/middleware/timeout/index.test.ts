@@ -4,7 +4,7 @@ import { chain } from '../../chain/chain.js';
 import { ChainError } from '../../errors/chain-error.js';
 import { harness } from '../../testing/harness.js';
 import { local, type LocalTool } from '../../upstream/local.js';
-import { timeout, type TimeoutOptions } from './index.js';
+import { timeout, type TimeoutMiddlewareOptions } from './index.js';
 
 /** A tool that answers only when its call is aborted (it never finishes by itself). */
 const hanging = (name: string): LocalTool => ({
@@ -15,7 +15,7 @@ const server = local({
   tools: [hanging('slow'), hanging('github__search'), hanging('github__slow_report'), { name: 'quick', handler: () => ({ content: [{ type: 'text', text: 'done' }] }) }],
 });
 
-async function errorOf(options: TimeoutOptions, name: string): Promise<unknown> {
+async function errorOf(options: TimeoutMiddlewareOptions, name: string): Promise<unknown> {
   const h = await harness(chain(timeout(options)).to(server));
   try {
     return (await h.call('tools/call', { name, arguments: {} })).error;
@@ -40,7 +40,7 @@ describe('timeout', () => {
   });
 
   test('a tool glob wins over its server, which wins over ms', async () => {
-    const options: TimeoutOptions = { ms: 40, servers: { github: 30 }, tools: { '*_report': 20 } };
+    const options: TimeoutMiddlewareOptions = { ms: 40, servers: { github: 30 }, tools: { '*_report': 20 } };
     assert.match(JSON.stringify(await errorOf(options, 'github__slow_report')), /within 20 ms/);
     assert.match(JSON.stringify(await errorOf(options, 'github__search')), /within 30 ms/);
     assert.match(JSON.stringify(await errorOf(options, 'slow')), /within 40 ms/);

@@ -9,7 +9,7 @@ import { ErrorCode } from '../../errors/error-code.js';
 import { McpError } from '../../errors/mcp-error.js';
 import type { Reply } from '../../message/jsonrpc.js';
 
-export interface TimeoutOptions {
+export interface TimeoutMiddlewareOptions {
   /** The deadline of every tool call no other key sets, in ms. Default: none (the session's own). */
   ms?: number;
   /**
@@ -42,7 +42,7 @@ export interface TimeoutOptions {
  *   .use(timeout({ ms: 30_000, servers: { github: 10_000 }, tools: { 'render_*': 120_000 } }))
  *   .to(aggregate(members));
  */
-export function timeout(options: TimeoutOptions): Middleware {
+export function timeout(options: TimeoutMiddlewareOptions): Middleware {
   const separator = options.separator ?? '__';
   const rules: Array<{ matches: (name: string) => boolean; ms: number }> = [];
   for (const [pattern, ms] of Object.entries(options.tools ?? {})) rules.push({ matches: matchAny([pattern]), ms: checked(ms, `tools[${JSON.stringify(pattern)}]`) });

@@ -14,8 +14,7 @@ import { isJsonObject } from '../../message/parse-message.js';
 import { ToolPlan } from './tool-plan.js';
 import { transformProblems, type TransformOptions } from './transform-options.js';
 
-export type { ArgumentTransform, OptionsProblem, ToolTransform, TransformOptions } from './transform-options.js';
-export { transformProblems } from './transform-options.js';
+export type { ArgumentTransform, ToolTransform, TransformOptions } from './transform-options.js';
 export type { Narrowing } from './narrowing.js';
 
 /**

@@ -403,6 +403,8 @@ export class AggregateConnection implements UpstreamConnection {
         if (kind) {
           this.#catalog.invalidate(kind);
           if (kind === 'resources') this.#catalog.invalidate('resourceTemplates');
+          // Before the client is initialized it has listed nothing, and may not be told anything yet.
+          if (!this.#initialized) return Promise.resolve();
         } else if (message.method === 'notifications/resources/updated') {
           const uri = message.params?.uri;
           if (typeof uri !== 'string' || !this.#subscriptions.has(uri)) return Promise.resolve();

@@ -260,6 +260,17 @@ describe('aggregate: initialize', () => {
     await expectError(h.request('tools/call', { name: 'odd__echo', arguments: {} }), ErrorCode.ConnectionClosed, /Server "odd" is unavailable: answered protocol version 2023-01-01/);
   });
 
+  test('a list_changed a member sends while it starts does not reach a client that is not initialized yet', async () => {
+    const eager = echo('eager');
+    eager.on('initialize', async (params, _scope, downstream) => {
+      await downstream.notify({ method: 'notifications/tools/list_changed' });
+      return { protocolVersion: String(params.protocolVersion), capabilities: { tools: {} }, serverInfo: { name: 'eager', version: '1' } };
+    });
+    const { h } = await start([{ name: 'eager', upstream: eager }, { name: 'ok', upstream: echo('ok') }]);
+    assert.deepEqual((await h.request('tools/list')).tools.map((t) => t.name), ['eager__echo', 'eager__add', 'ok__echo', 'ok__add']);
+    assert.equal(h.notifications('notifications/tools/list_changed').length, 0);
+  });
+
   test('a gateway whose every member fails to start still initializes and answers with empty lists', async () => {
     const dead = new ScriptedMember();
     dead.failing = true;
