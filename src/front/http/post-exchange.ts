@@ -85,7 +85,13 @@ export class PostExchange {
     const [first] = this.#answers;
     const body = this.#options.batch || first === undefined ? serializeMessage(this.#answers) : encodeMessage(first);
     if (typeof body === 'string') {
-      this.#res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...this.#options.headers });
+      const retry = this.#options.batch ? undefined : retryAfterOf(first);
+      this.#res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        ...this.#options.headers,
+        ...(retry === undefined ? {} : { 'retry-after': retry }),
+      });
       this.#res.end(body);
       return;
     }
@@ -107,4 +113,17 @@ export class PostExchange {
     for (const answer of this.#answers.splice(0)) stream.write(serializeMessage(answer));
     return stream;
   }
+}
+
+/**
+ * `Retry-After` (whole seconds, rounded up) for a lone answer that is an error saying when to try
+ * again (`data.retryAfterMs`, as `rateLimit` refusals do). The status stays 200: the JSON-RPC error
+ * and its data are the answer, which a 429 would make clients drop at the transport.
+ */
+function retryAfterOf(answer: JsonRpcResponse | undefined): string | undefined {
+  if (answer === undefined || !('error' in answer)) return undefined;
+  const data = answer.error.data;
+  if (typeof data !== 'object' || data === null) return undefined;
+  const ms = (data as { retryAfterMs?: unknown }).retryAfterMs;
+  return typeof ms === 'number' && Number.isFinite(ms) && ms >= 0 ? String(Math.ceil(ms / 1000)) : undefined;
 }

@@ -9,6 +9,7 @@ import { local } from '../../upstream/local.js';
 import type { Downstream } from '../../core/downstream.js';
 import type { Upstream } from '../../core/upstream.js';
 import { serveHttp, type HttpFront, type ServeHttpOptions } from './serve-http.js';
+import { rateLimit } from '../../middleware/rate-limit/index.js';
 
 function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
   let resolve!: (value: T) => void;
@@ -133,6 +134,23 @@ function postChunked(url: string, headers: Record<string, string>, body: string)
 function call(id: number, name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>): Record<string, unknown> {
   return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) } };
 }
+
+describe('Streamable HTTP front: a refusal that says when to retry', () => {
+  let front: HttpFront;
+  before(async () => (front = await serveHttp(chain().use(rateLimit({ limits: [{ tools: ['echo'], rate: 1, per: 'hour' }] })).to(upstream), { port: 0, log: silentLogger })));
+  after(() => front.close());
+
+  test("an answer whose error carries data.retryAfterMs gets Retry-After (whole seconds); the status stays 200 with the JSON-RPC error", async () => {
+    const { headers } = await openSession(front.url);
+    const first = await send(front.url, { body: call(1, 'echo', { text: 'a' }), headers });
+    assert.equal(first.headers.get('retry-after'), null);
+    const refused = await send(front.url, { body: call(2, 'echo', { text: 'b' }), headers });
+    assert.equal(refused.status, 200);
+    const error = (refused.json as { error: { code: number; data: { retryAfterMs: number } } }).error;
+    assert.equal(error.code, -32029);
+    assert.equal(refused.headers.get('retry-after'), String(Math.ceil(error.data.retryAfterMs / 1000)));
+  });
+});
 
 describe('Streamable HTTP front: sessions', () => {
   let front: HttpFront;
