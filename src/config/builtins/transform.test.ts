@@ -110,18 +110,4 @@ describe('config: transform', () => {
     );
   });
 
-  test('every option is described (for the JSON Schema and the reference page)', () => {
-    const undescribed: string[] = [];
-    const visit = (schema: unknown, path: string): void => {
-      if (typeof schema !== 'object' || schema === null) return;
-      const { properties, additionalProperties } = schema as { properties?: Record<string, unknown>; additionalProperties?: unknown };
-      for (const [key, value] of Object.entries(properties ?? {})) {
-        if (typeof (value as { description?: unknown }).description !== 'string') undescribed.push(`${path}.${key}`);
-        visit(value, `${path}.${key}`);
-      }
-      visit(additionalProperties, `${path}.*`);
-    };
-    visit(transformBuiltin.options.toJSONSchema(), 'transform');
-    assert.deepEqual(undescribed, []);
-  });
 });

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import * as z from 'zod';
 import { chain } from '../../chain/chain.js';
 import { silentLogger } from '../../log/stderr-logger.js';
 import { harness } from '../../testing/harness.js';
@@ -45,20 +44,6 @@ describe('validate in a config file', () => {
     await h.close();
   });
 
-  test('every option is described (they become the JSON Schema and validate messages)', () => {
-    const undescribed: string[] = [];
-    const visit = (schema: unknown, path: string): void => {
-      if (typeof schema !== 'object' || schema === null) return;
-      const node = schema as { properties?: Record<string, { description?: unknown }>; items?: unknown };
-      for (const [name, property] of Object.entries(node.properties ?? {})) {
-        if (typeof property.description !== 'string') undescribed.push(`${path}${name}`);
-        visit(property, `${path}${name}.`);
-      }
-      visit(node.items, path);
-    };
-    visit(z.toJSONSchema(validateBuiltin.options), '');
-    assert.deepEqual(undescribed, []);
-  });
 
   test('wrong options are problems with their path', () => {
     assert.deepEqual(problemsOf({ maxErrors: 0 }), ['maxErrors: expected more than 0, found 0']);
