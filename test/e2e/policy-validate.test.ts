@@ -1,5 +1,5 @@
 // `validate` end to end: `mcp-chain serve` of a TypeScript config file whose middleware is
-// `validate()`, in front of server-everything and server-memory (a gateway: names are
+// `validate({ invalidArguments: 'error' })` (refusals as -32602, to check their shape end to end), in front of server-everything and server-memory (a gateway: names are
 // `<server>__<tool>`), reached by the official SDK client on stdio and on --http. Arguments that
 // break a tool's inputSchema (the servers' own schemas, as they list them) are refused with -32602
 // naming the field and the rule before the server sees them; valid calls and valid structured
@@ -37,7 +37,7 @@ export default {
     everything: { command: ${json(process.execPath)}, args: [${json(serverBin('server-everything'))}] },
     memory: { command: ${json(process.execPath)}, args: [${json(serverBin('server-memory'))}], env: { MEMORY_FILE_PATH: ${json(ws.path('memory.jsonl'))} } },
   },
-  middleware: [validate({ tools: { deny: ['everything__echo'] } }), spoil],
+  middleware: [validate({ tools: { deny: ['everything__echo'] }, invalidArguments: 'error' }), spoil],
 };
 `,
   );

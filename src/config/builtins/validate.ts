@@ -24,7 +24,7 @@ export const validateBuiltin = builtin(
     invalidArguments: z
       .enum(['error', 'result'])
       .optional()
-      .describe('Arguments that break the inputSchema: "error" (the default) refuses the call with -32602; "result" answers with an isError tool result the model can read (SEP-1303)'),
+      .describe('Arguments that break the inputSchema: "result" (the default, as MCP 2025-11-25 asks) answers with an isError tool result the model can read; "error" refuses the call with -32602'),
     maxErrors: z.number().int().positive().optional().describe('How many errors an error message lists (all, up to 50, are in its data); default 3'),
   }),
   (options) => validate(options),

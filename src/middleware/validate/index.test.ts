@@ -44,8 +44,9 @@ function server(tools: () => JsonObject[], call: Handler = (params) => ({ conten
 
 const calls = (upstream: ReturnType<typeof scripted>, method = 'tools/call'): number => upstream.received.filter((m) => m.method === method).length;
 
+/** Most tests check the refusal's shape: as -32602 (`invalidArguments: 'error'`), which carries it in full. */
 async function open(tools: LocalTool[], options: ValidateOptions = {}, log?: Logger) {
-  return harness(chain().use(validate(options)).to(local({ tools })), log ? { log } : {});
+  return harness(chain().use(validate({ invalidArguments: 'error', ...options })).to(local({ tools })), log ? { log } : {});
 }
 
 describe('validate: arguments against inputSchema', () => {
@@ -59,7 +60,7 @@ describe('validate: arguments against inputSchema', () => {
 
   test('a value out of range is refused with -32602 naming the field and the rule, and never reaches the server', async () => {
     const upstream = server(() => [{ name: 'count', inputSchema: counter }]);
-    const h = await harness(chain().use(validate()).to(upstream));
+    const h = await harness(chain().use(validate({ invalidArguments: 'error' })).to(upstream));
     await h.request('tools/list');
     const response = await h.call('tools/call', { name: 'count', arguments: { count: 11 } });
     assert.deepEqual(response.error, {
@@ -155,6 +156,15 @@ describe('validate: arguments against inputSchema', () => {
     await h.close();
   });
 
+  test('by default an invalid call is answered with an isError result the model can read (MCP 2025-11-25, SEP-1303), and never reaches the server', async () => {
+    const upstream = server(() => [{ name: 'count', inputSchema: counter }]);
+    const h = await harness(chain().use(validate()).to(upstream));
+    const result = await h.request('tools/call', { name: 'count', arguments: { count: 11 } });
+    assert.deepEqual(result, { content: [{ type: 'text', text: 'Invalid arguments for tool count: arguments/count must be <= 10 (maximum)' }], isError: true });
+    assert.equal(calls(upstream), 0);
+    await h.close();
+  });
+
   test("invalidArguments: 'result' answers with an isError result (SEP-1303) instead of -32602", async () => {
     const h = await open([echo('count', counter)], { invalidArguments: 'result' });
     const result = await h.request('tools/call', { name: 'count', arguments: { count: -1 } });
@@ -181,7 +191,7 @@ describe('validate: arguments against inputSchema', () => {
 describe('validate: schemas per session, listed once, refreshed', () => {
   test('a call before any tools/list lists the tools once; later calls and unknown names do not list again', async () => {
     const upstream = server(() => [{ name: 'count', inputSchema: counter }]);
-    const h = await harness(chain().use(validate()).to(upstream));
+    const h = await harness(chain().use(validate({ invalidArguments: 'error' })).to(upstream));
     await Promise.all([
       assert.rejects(h.request('tools/call', { name: 'count', arguments: { count: 99 } }), { code: -32602 }),
       assert.rejects(h.request('tools/call', { name: 'count', arguments: {} }), { code: -32602 }),
@@ -196,7 +206,7 @@ describe('validate: schemas per session, listed once, refreshed', () => {
     const page = (cursor: unknown) =>
       cursor === undefined ? { tools: [{ name: 'a', inputSchema: counter }], nextCursor: 'p2' } : { tools: [{ name: 'b', inputSchema: counter }] };
     const upstream = scripted({ 'tools/list': (params) => page(params.cursor), 'tools/call': () => ({ content: [] }) });
-    const h = await harness(chain().use(validate()).to(upstream));
+    const h = await harness(chain().use(validate({ invalidArguments: 'error' })).to(upstream));
     await assert.rejects(h.request('tools/call', { name: 'b', arguments: {} }), { code: -32602 });
     assert.equal(calls(upstream, 'tools/list'), 2);
     await h.close();
@@ -205,7 +215,7 @@ describe('validate: schemas per session, listed once, refreshed', () => {
   test('a new tools/list or notifications/tools/list_changed replaces the schemas', async () => {
     let maximum = 10;
     const upstream = server(() => [{ name: 'count', inputSchema: { ...counter, properties: { count: { type: 'integer', maximum } } } }]);
-    const h = await harness(chain().use(validate()).to(upstream));
+    const h = await harness(chain().use(validate({ invalidArguments: 'error' })).to(upstream));
     await h.request('tools/list');
     await assert.rejects(h.request('tools/call', { name: 'count', arguments: { count: 20 } }), { message: 'Invalid params: arguments/count must be <= 10 (maximum)' });
 
@@ -235,7 +245,7 @@ describe('validate: schemas per session, listed once, refreshed', () => {
       },
       'tools/call': () => ({ content: [] }),
     });
-    const h = await harness(chain().use(validate()).to(upstream));
+    const h = await harness(chain().use(validate({ invalidArguments: 'error' })).to(upstream));
     await assert.rejects(h.request('tools/call', { name: 'count', arguments: { count: 11 } }), {
       message: 'Invalid params: arguments/count must be <= 10 (maximum)',
     });
@@ -246,7 +256,7 @@ describe('validate: schemas per session, listed once, refreshed', () => {
 
   test('sessions keep their own schemas: a list_changed in one does not make the other list again', async () => {
     const upstream = server(() => [{ name: 'count', inputSchema: counter }]);
-    const shared = chain().use(validate()).to(upstream);
+    const shared = chain().use(validate({ invalidArguments: 'error' })).to(upstream);
     const first = await harness(shared);
     const second = await harness(shared);
     await first.request('tools/list');
@@ -260,7 +270,7 @@ describe('validate: schemas per session, listed once, refreshed', () => {
 
   test('other methods pass untouched and list nothing', async () => {
     const upstream = scripted({ 'prompts/list': () => ({ prompts: [] }), 'tools/list': () => ({ tools: [] }) });
-    const h = await harness(chain().use(validate()).to(upstream));
+    const h = await harness(chain().use(validate({ invalidArguments: 'error' })).to(upstream));
     assert.deepEqual(await h.request('prompts/list'), { prompts: [] });
     assert.equal(calls(upstream, 'tools/list'), 0);
     await h.close();

@@ -34,9 +34,11 @@ export interface ValidateOptions {
    */
   invalidSchema?: 'allow' | 'refuse' | undefined;
   /**
-   * Arguments that break the `inputSchema`: `'error'` (the default) refuses the call with -32602;
-   * `'result'` answers with a tool result with `isError: true` (what MCP 2025-11-25, SEP-1303,
-   * recommends for input validation errors, so that the model can correct itself).
+   * Arguments that break the `inputSchema`: `'result'` (the default) answers with a tool result
+   * with `isError: true` naming the field and the rule, as MCP 2025-11-25 asks of input
+   * validation errors (SEP-1303: tool execution errors, so that the model can correct itself);
+   * `'error'` refuses the call with -32602 (a protocol error) instead. Either way the call never
+   * reaches the server.
    */
   invalidArguments?: 'error' | 'result' | undefined;
   /** How many errors a message lists (all, up to 50, are in `data`). Default 3. */
@@ -45,9 +47,12 @@ export interface ValidateOptions {
 
 /**
  * Checks tool calls against the tools' own schemas. Arguments that break a tool's `inputSchema`
- * never reach the server: the call is refused with -32602
- * `Invalid params: arguments/count must be <= 10 (maximum)` (at most `maxErrors` errors in the
- * message; `data` is `{ tool, errors: [{ path, keyword, message, schemaPath, params }] }`).
+ * never reach the server: the call is answered with an `isError` tool result saying
+ * `Invalid arguments for tool count: arguments/count must be <= 10 (maximum)` (MCP 2025-11-25:
+ * input validation errors are tool execution errors, which the model can correct), or, with
+ * `invalidArguments: 'error'`, refused with -32602 `Invalid params: arguments/count must be <= 10
+ * (maximum)` (at most `maxErrors` errors in the message; `data` is
+ * `{ tool, errors: [{ path, keyword, message, schemaPath, params }] }`).
  * A result whose `structuredContent` breaks the tool's `outputSchema` (or that has none although
  * the tool declares one) becomes a tool result with `isError: true` that says why: the tool ran,
  * but the server broke its contract (MCP: servers MUST conform to their `outputSchema`), and the
@@ -72,7 +77,7 @@ export function validate(options: ValidateOptions = {}): Middleware {
   const denied = matchAny(options.tools?.deny ?? []);
   const checkOutput = options.output ?? true;
   const refuseBroken = options.invalidSchema === 'refuse';
-  const asResult = options.invalidArguments === 'result';
+  const asResult = options.invalidArguments !== 'error';
   const maxErrors = options.maxErrors ?? 3;
   const compiler = new SchemaCompiler({ strict: options.strict ?? false });
   const schemas = new ToolSchemas();
