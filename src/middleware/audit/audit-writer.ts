@@ -1,0 +1,192 @@
+/**
+ * @module
+ * `AuditWriter`: a bounded in-memory queue of JSON lines drained by one async writer into a file
+ * that is rotated by size and by age. Pushing never waits for the disk; when the queue is full the
+ * line is dropped and counted, the count is logged at most once per interval, and written to the
+ * file as a `{"time":…,"dropped":N}` line once the writer catches up.
+ */
+import { appendFile, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { Logger } from '../../log/logger.js';
+
+export interface AuditWriterOptions {
+  /** The JSONL file to append to. */
+  readonly file: string;
+  /** Rotate before a line would take the file past this many bytes. Default: never. */
+  readonly maxBytes?: number | undefined;
+  /** Rotate when the file has been written to for this long (counted from the first line this writer wrote to it). Default: never. */
+  readonly maxAgeMs?: number | undefined;
+  /** How many rotated files to keep (the oldest are deleted). Default 10. */
+  readonly keep?: number | undefined;
+  /** How many lines may wait for the disk. Default 10 000. */
+  readonly maxQueue?: number | undefined;
+  /** Dropped lines are logged at most once per this many milliseconds. Default 10 000. */
+  readonly dropReportMs?: number | undefined;
+  /** Where drops and write failures are reported (at `warn`). */
+  readonly logger: Logger;
+  /** The clock (ms since the epoch). For tests. */
+  readonly now?: (() => number) | undefined;
+  /** Appends text to a file. For tests (a slow disk). Default `fs.appendFile`. */
+  readonly append?: ((file: string, text: string) => Promise<void>) | undefined;
+}
+
+/** The rotated files of `file`: `<file>.<ISO time with ":" as "-">[.<n>]`. */
+const ROTATED = /^\.\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z(\.\d+)?$/;
+
+/** The queue and its writer. */
+export class AuditWriter {
+  readonly #file: string;
+  readonly #maxBytes: number;
+  readonly #maxAgeMs: number;
+  readonly #keep: number;
+  readonly #maxQueue: number;
+  readonly #dropReportMs: number;
+  readonly #log: Logger;
+  readonly #now: () => number;
+  readonly #append: (file: string, text: string) => Promise<void>;
+
+  #queue: string[] = [];
+  #draining: Promise<void> | undefined;
+  /** Dropped since the last `dropped` line was written. */
+  #dropped = 0;
+  /** Dropped since the last report on the logger. */
+  #unreported = 0;
+  #lastReport = Number.NEGATIVE_INFINITY;
+  /** What this writer knows of the current file; `undefined` until the first write. */
+  #size: number | undefined;
+  #openedAt = 0;
+  #failed = false;
+
+  constructor(options: AuditWriterOptions) {
+    this.#file = options.file;
+    this.#maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+    this.#maxAgeMs = options.maxAgeMs ?? Number.POSITIVE_INFINITY;
+    this.#keep = options.keep ?? 10;
+    this.#maxQueue = options.maxQueue ?? 10_000;
+    this.#dropReportMs = options.dropReportMs ?? 10_000;
+    this.#log = options.logger;
+    this.#now = options.now ?? Date.now;
+    this.#append = options.append ?? ((file, text) => appendFile(file, text, 'utf8'));
+  }
+
+  /** Lines dropped so far that are not yet written as a `dropped` line. */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  /** Queues one line (without its newline); never waits. */
+  push(line: string): void {
+    if (this.#queue.length >= this.#maxQueue) {
+      this.#drop(1, 'the queue is full (is the disk stalled?)');
+      return;
+    }
+    this.#queue.push(line + '\n');
+    this.#draining ??= this.#drain();
+  }
+
+  /** Resolves when every line queued so far (and the count of dropped ones) is on disk. */
+  async flush(): Promise<void> {
+    while (this.#draining) await this.#draining;
+    // Left by a write that failed: one more try.
+    if (this.#queue.length > 0 || this.#dropped > 0) await (this.#draining ??= this.#drain());
+    if (this.#unreported > 0) this.#report();
+  }
+
+  async #drain(): Promise<void> {
+    try {
+      while (this.#queue.length > 0 || this.#dropped > 0) {
+        const records = this.#queue;
+        this.#queue = [];
+        const carried = this.#dropped;
+        this.#dropped = 0;
+        const batch = carried > 0 ? [JSON.stringify({ time: new Date(this.#now()).toISOString(), dropped: carried }) + '\n', ...records] : records;
+        if (await this.#write(batch)) continue;
+        // Not written: counted, and tried again with the next record (not in a loop).
+        this.#dropped += carried;
+        this.#drop(records.length, 'the file cannot be written');
+        break;
+      }
+    } finally {
+      this.#draining = undefined;
+    }
+  }
+
+  /** Writes the lines, rotating between them where the size or the age says so. */
+  async #write(lines: readonly string[]): Promise<boolean> {
+    try {
+      if (this.#size === undefined) {
+        this.#size = await stat(this.#file).then((stats) => stats.size, () => 0);
+        this.#openedAt = this.#now();
+      }
+      let chunk = '';
+      let chunkBytes = 0;
+      for (const line of lines) {
+        const bytes = Buffer.byteLength(line);
+        const size = this.#size + chunkBytes;
+        const old = this.#now() - this.#openedAt >= this.#maxAgeMs;
+        if (size > 0 && (size + bytes > this.#maxBytes || old)) {
+          if (chunk !== '') await this.#append(this.#file, chunk);
+          chunk = '';
+          chunkBytes = 0;
+          await this.#rotate();
+        }
+        chunk += line;
+        chunkBytes += bytes;
+      }
+      if (chunk !== '') await this.#append(this.#file, chunk);
+      this.#size += chunkBytes;
+      this.#failed = false;
+      return true;
+    } catch (error) {
+      this.#size = undefined;
+      if (!this.#failed) this.#log.warn(`audit: cannot write ${this.#file}: ${error instanceof Error ? error.message : String(error)}`);
+      this.#failed = true;
+      return false;
+    }
+  }
+
+  async #rotate(): Promise<void> {
+    const stamp = new Date(this.#now()).toISOString().replaceAll(':', '-');
+    let target = `${this.#file}.${stamp}`;
+    for (let n = 1; await exists(target); n++) target = `${this.#file}.${stamp}.${n}`;
+    await rename(this.#file, target);
+    this.#size = 0;
+    this.#openedAt = this.#now();
+    const dir = dirname(this.#file);
+    const base = basename(this.#file);
+    const rotated = (await readdir(dir))
+      .filter((name) => name.startsWith(base) && ROTATED.test(name.slice(base.length)))
+      .sort(byStamp);
+    for (const name of rotated.slice(0, Math.max(0, rotated.length - this.#keep))) await unlink(join(dir, name)).catch(() => undefined);
+  }
+
+  #drop(count: number, why: string): void {
+    this.#dropped += count;
+    this.#unreported += count;
+    if (this.#now() - this.#lastReport >= this.#dropReportMs) this.#report(why);
+  }
+
+  #report(why = 'the queue was full'): void {
+    this.#log.warn(`audit: ${this.#unreported} record(s) dropped: ${why}`, { file: this.#file, dropped: this.#unreported });
+    this.#unreported = 0;
+    this.#lastReport = this.#now();
+  }
+}
+
+/** Older first: by time stamp, then by the collision number. */
+function byStamp(a: string, b: string): number {
+  const key = (name: string): [string, number] => {
+    const match = /^(.*Z)(?:\.(\d+))?$/.exec(name);
+    return [match?.[1] ?? name, Number(match?.[2] ?? 0)];
+  };
+  const [stampA, nA] = key(a);
+  const [stampB, nB] = key(b);
+  return stampA < stampB ? -1 : stampA > stampB ? 1 : nA - nB;
+}
+
+function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}

@@ -1,0 +1,207 @@
+/**
+ * @module
+ * `audit`: an append-only JSON Lines record of every `tools/call` (or every request): who called
+ * which tool of which server with which (redacted) arguments, how long it took and how it ended.
+ * Writing never blocks a call: records go through a bounded queue to one async writer; records
+ * that do not fit are counted and the count written to the file. The file rotates by size and age.
+ */
+import { CancelledError } from '../../errors/cancelled-error.js';
+import { ErrorCode } from '../../errors/error-code.js';
+import { McpError } from '../../errors/mcp-error.js';
+import type { Context } from '../../chain/context.js';
+import type { Middleware } from '../../chain/middleware.js';
+import type { Logger } from '../../log/logger.js';
+import { stderrLogger } from '../../log/stderr-logger.js';
+import { createRedactor, type Redactor, type RedactorOptions } from '../redact/redactor.js';
+import { AuditWriter } from './audit-writer.js';
+
+declare module '../../chain/context.js' {
+  interface ContextState {
+    /**
+     * Fields a middleware behind `audit` adds to this call's audit record, such as
+     * `{ decision: 'approved', approver: 'alice' }`. Set it (or add to it) before the call returns;
+     * the record's own fields win over these.
+     */
+    auditExtra: Record<string, unknown>;
+  }
+}
+
+export interface AuditOptions {
+  /** The JSONL file to append to. */
+  file: string;
+  /** `'tools'` (the default): `tools/call` only. `'requests'`: every request from the client. */
+  scope?: 'tools' | 'requests';
+  /** Between a server's name and a tool's name on a gateway (default `'__'`): the record's `server`. */
+  separator?: string;
+  /**
+   * Masks secrets in the recorded arguments: `true` (the default) with every built-in detector,
+   * or a redactor's options (`detectors`, `custom`, `mask`); `false` records them as sent.
+   */
+  redact?: boolean | RedactorOptions;
+  /** Rotate before a record would take the file past this many bytes. Default: never. */
+  maxBytes?: number;
+  /** Rotate once the file has been written to for this long. Default: never. */
+  maxAgeMs?: number;
+  /** How many rotated files (`<file>.<time>`) to keep; older ones are deleted. Default 10. */
+  keep?: number;
+  /** How many records may wait for the disk; more are dropped and counted. Default 10 000. */
+  maxQueue?: number;
+  /** Dropped records are reported on the logger at most once per this many ms. Default 10 000. */
+  dropReportMs?: number;
+  /** Where drops and write failures are reported. Default: stderr. */
+  logger?: Logger;
+  /** The clock, in ms since the epoch. For tests. */
+  now?: () => number;
+  /** Appends text to a file. For tests (a stalled disk). Default `fs.appendFile`. */
+  append?: (file: string, text: string) => Promise<void>;
+}
+
+/** One record of the audit file. */
+export interface AuditRecord {
+  /** When the request arrived here (ISO 8601). */
+  time: string;
+  /** The downstream session's id. */
+  session: string;
+  /** Who the client authenticated as (HTTP fronts with authentication). */
+  identity?: { id: string; method: string };
+  method: string;
+  /** The gateway member: the tool name's part before the separator. */
+  server?: string;
+  /** The tool, as the client named it. */
+  tool?: string;
+  /** The tool's arguments, redacted as configured. */
+  arguments?: unknown;
+  durationMs: number;
+  /** `isError`: a tool that ran and failed. `cancelled`: cancelled by the client. */
+  outcome: 'ok' | 'isError' | 'error' | 'cancelled';
+  error?: { code: number; message: string };
+  /** And whatever later middleware put in `ctx.state.auditExtra`. */
+  [extra: string]: unknown;
+}
+
+/** The `audit` middleware, with a way to flush its queue. */
+export interface AuditMiddleware extends Middleware {
+  /** Resolves when every record so far (and the count of dropped ones) is in the file. The chain's close() calls it. */
+  close(): Promise<void>;
+}
+
+/**
+ * Records every tool call passing this point of the chain. Place it first to record what clients
+ * asked (and, with middleware behind it, what they decided through `ctx.state.auditExtra`).
+ *
+ * @example
+ * const gateway = chain()
+ *   .use(audit({ file: '/var/log/mcp/audit.jsonl', maxBytes: 50_000_000, keep: 5 }))
+ *   .to(aggregate({ github: stdio({ command: 'github-mcp' }) }));
+ * // {"time":"2025-11-25T10:00:00.000Z","session":"3f2a9c1e-…","identity":{"id":"alice","method":"bearer"},
+ * //  "method":"tools/call","server":"github","tool":"github__search","arguments":{"q":"[REDACTED:email]"},
+ * //  "durationMs":12.5,"outcome":"ok"}
+ */
+export function audit(options: AuditOptions): AuditMiddleware {
+  const { scope = 'tools', separator = '__', redact = true } = options;
+  const redactor: Redactor | undefined = redact === false ? undefined : createRedactor(redact === true ? {} : redact);
+  const writer = new AuditWriter({
+    file: options.file,
+    maxBytes: options.maxBytes,
+    maxAgeMs: options.maxAgeMs,
+    keep: options.keep,
+    maxQueue: options.maxQueue,
+    dropReportMs: options.dropReportMs,
+    logger: options.logger ?? lazyStderr(),
+    now: options.now,
+    append: options.append,
+  });
+  const now = options.now ?? Date.now;
+
+  const middleware: Middleware = async function audit(ctx, next) {
+    if (ctx.kind !== 'request' || ctx.direction !== 'toUpstream') return next();
+    if (scope === 'tools' ? ctx.method !== 'tools/call' : ctx.method === 'initialize') return next();
+    const time = now();
+    const start = performance.now();
+    let done = false;
+    const finish = (outcome: AuditRecord['outcome'], error?: unknown): void => {
+      if (done) return;
+      done = true;
+      writer.push(serialize(record(ctx, time, performance.now() - start, outcome, error, separator, redactor)));
+    };
+    const unsubscribe = ctx.onAbort((reason) => {
+      if (reason instanceof CancelledError) finish('cancelled');
+      else finish('error', reason);
+    });
+    try {
+      const reply = await next();
+      finish(ctx.method === 'tools/call' && reply?.isError === true ? 'isError' : 'ok');
+      return reply;
+    } catch (error) {
+      finish('error', error);
+      throw error;
+    } finally {
+      unsubscribe();
+    }
+  };
+  return Object.assign(middleware, { close: () => writer.flush() });
+}
+
+function record(
+  ctx: Context,
+  time: number,
+  ms: number,
+  outcome: AuditRecord['outcome'],
+  error: unknown,
+  separator: string,
+  redactor: Redactor | undefined,
+): AuditRecord {
+  const { name, arguments: args } = ctx.message.params ?? {};
+  const tool = ctx.method === 'tools/call' && typeof name === 'string' ? name : undefined;
+  const cut = tool === undefined ? -1 : tool.indexOf(separator);
+  const identity = ctx.session.identity;
+  const core: AuditRecord = {
+    time: new Date(time).toISOString(),
+    session: ctx.session.id,
+    ...(identity === undefined ? {} : { identity: { id: identity.id, method: identity.method } }),
+    method: ctx.method,
+    ...(tool !== undefined && cut > 0 ? { server: tool.slice(0, cut) } : {}),
+    ...(tool === undefined ? {} : { tool }),
+    ...(ctx.method === 'tools/call' && args !== undefined ? { arguments: redactor ? redactor.value(args) : args } : {}),
+    durationMs: Math.round(ms * 1000) / 1000,
+    outcome,
+    ...(error === undefined ? {} : { error: toError(error, redactor) }),
+  };
+  const extra = ctx.state.auditExtra;
+  if (extra === undefined || typeof extra !== 'object') return core;
+  const added = Object.fromEntries(Object.entries(extra).filter(([key]) => !Object.hasOwn(core, key) && !RESERVED.has(key)));
+  return { ...core, ...(redactor ? redactor.value(added) : added) };
+}
+
+const RESERVED = new Set(['time', 'session', 'identity', 'method', 'server', 'tool', 'arguments', 'durationMs', 'outcome', 'error', 'dropped']);
+
+/** The stderr logger, made only when there is something to report. */
+function lazyStderr(): Logger {
+  let made: Logger | undefined;
+  const get = (): Logger => (made ??= stderrLogger());
+  const logger: Logger = {
+    error: (message, fields) => get().error(message, fields),
+    warn: (message, fields) => get().warn(message, fields),
+    info: (message, fields) => get().info(message, fields),
+    debug: (message, fields) => get().debug(message, fields),
+    child: (bindings) => get().child(bindings),
+  };
+  return logger;
+}
+
+function serialize(entry: AuditRecord): string {
+  try {
+    return JSON.stringify(entry);
+  } catch {
+    // Arguments nested too deeply (or a cycle in auditExtra): the record is still written, without them.
+    const { arguments: _args, ...rest } = entry;
+    const safe = Object.fromEntries(Object.entries(rest).filter(([key]) => RESERVED.has(key)));
+    return JSON.stringify({ ...safe, arguments: { unrecordable: 'could not be serialized' } });
+  }
+}
+
+function toError(error: unknown, redactor: Redactor | undefined): { code: number; message: string } {
+  const code = error instanceof McpError ? error.code : ErrorCode.InternalError;
+  const message = error instanceof Error ? error.message : String(error);
+  return { code, message: redactor ? redactor.text(message) : message };
+}
