@@ -1,0 +1,66 @@
+import { isAbsolute, resolve } from 'node:path';
+import * as z from 'zod';
+import { audit, type AuditOptions } from '../../middleware/audit/index.js';
+import { BUILTIN_DETECTOR_NAMES } from '../../middleware/redact/detectors.js';
+import { patternProblem, type RedactorOptions } from '../../middleware/redact/redactor.js';
+import { builtin } from '../builtin-middleware.js';
+
+const custom = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/, 'expected a name of letters, digits, ".", "_" and "-" (at most 64)')
+      .describe('Shown in the mask: `[REDACTED:<name>]`'),
+    pattern: z
+      .string()
+      .min(1)
+      .superRefine((pattern, ctx) => {
+        const problem = patternProblem(pattern);
+        if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .describe('A JavaScript regular expression (Unicode mode; no backreferences; must not match the empty string)'),
+    ignoreCase: z.boolean().optional().describe('Match regardless of case'),
+  })
+  .describe('A detector of your own');
+
+const redactor = z
+  .strictObject({
+    detectors: z
+      .array(z.enum(BUILTIN_DETECTOR_NAMES))
+      .optional()
+      .describe(`The built-in detectors to use; default: all (${BUILTIN_DETECTOR_NAMES.join(', ')}); [] for none`),
+    custom: z.array(custom).optional().describe('More detectors: { name, pattern, ignoreCase? }, tried after the built-in ones'),
+    mask: z.string().optional().describe('What replaces a secret; `{name}` becomes the detector\'s name. Default "[REDACTED:{name}]"'),
+  })
+  .describe('Which detectors mask the recorded arguments');
+
+const positive = z.number().int().positive();
+
+/** The config file's `audit`: an append-only JSONL record of every tool call. */
+export const auditBuiltin = builtin(
+  'An append-only JSON Lines record of every tool call (who, which server and tool, redacted arguments, duration, outcome), rotated by size and age',
+  z.strictObject({
+    file: z.string().min(1).describe('The JSONL file to append to, relative to the config file'),
+    scope: z.enum(['tools', 'requests']).optional().describe('"tools" (the default): tools/call only; "requests": every request from the client'),
+    separator: z.string().min(1).optional().describe('Between a server\'s name and a tool\'s name on a gateway (default "__"): the record\'s `server`'),
+    redact: z
+      .union([z.boolean(), redactor])
+      .optional()
+      .describe('Masks secrets in the recorded arguments: true (the default) with every built-in detector, or { detectors, custom, mask }; false records them as sent'),
+    maxBytes: positive.optional().describe('Rotate before a record would take the file past this many bytes (default: never)'),
+    maxAgeMs: positive.optional().describe('Rotate once the file has been written to for this many milliseconds (default: never)'),
+    keep: z.number().int().nonnegative().optional().describe('How many rotated files (`<file>.<time>`) to keep; older ones are deleted. Default 10'),
+    maxQueue: positive.optional().describe('How many records may wait for the disk; more are dropped, counted and the count recorded. Default 10000'),
+    dropReportMs: positive.optional().describe('Dropped records are reported on stderr at most once per this many milliseconds. Default 10000'),
+  }),
+  (options, context) => {
+    const { file, redact, ...rest } = options;
+    const resolved: AuditOptions = {
+      ...(rest as Omit<AuditOptions, 'file' | 'redact'>),
+      file: isAbsolute(file) ? file : resolve(context.dir, file),
+      ...(redact === undefined ? {} : { redact: redact as boolean | RedactorOptions }),
+      logger: context.log,
+    };
+    return audit(resolved);
+  },
+);
