@@ -85,6 +85,7 @@ export {
   type RedactorOptions,
 } from './middleware/redact/index.js';
 export { limitResult, type LimitResultOptions, type ResultCap } from './middleware/limit-result/index.js';
+export { audit, type AuditMiddleware, type AuditOptions, type AuditRecord } from './middleware/audit/index.js';
 
 // Fronts
 export { serveStdio, type ServeStdioOptions, type StdioFront } from './front/serve-stdio.js';
