@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chain } from '../../chain/chain.js';
 import type { Middleware } from '../../chain/middleware.js';
+import { captureLogger } from '../../config/_test/config-files.js';
 import { silentLogger } from '../../log/stderr-logger.js';
 import { harness } from '../../testing/harness.js';
 import { local } from '../../upstream/local.js';
@@ -175,6 +176,36 @@ describe('audit', () => {
     release();
     await closed;
     assert.equal(written.join('').trimEnd().split('\n').length, 5);
+  });
+
+  test('a stalled disk never holds up a call: records past maxQueue are dropped and the count recorded when it catches up', async () => {
+    const written: string[] = [];
+    let release: () => void = () => undefined;
+    const stalled = new Promise<void>((resolve) => (release = resolve));
+    const logger = captureLogger();
+    const mw = audit({
+      file: join(dir, 'unused.jsonl'),
+      maxQueue: 3,
+      now: () => START,
+      logger,
+      append: async (_file, text) => {
+        await stalled;
+        written.push(text);
+      },
+    });
+    const h = await harness(chain().use(mw).to(server));
+    // Every call is answered while the disk is stalled: 1 held by the writer, 3 queued, 6 dropped.
+    for (let n = 0; n < 10; n++) await h.request('tools/call', { name: 'plain' });
+    await h.close();
+    assert.equal(logger.lines.length, 1);
+    assert.match(logger.lines[0]?.message ?? '', /^audit: 1 record\(s\) dropped/);
+    release();
+    await mw.close();
+    const lines = written.join('').trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.equal(lines.length, 5);
+    assert.deepEqual(lines[1], { time: '2026-01-01T00:00:00.000Z', dropped: 6 });
+    assert.equal(lines.filter((line) => line.outcome === 'ok').length, 4);
+    assert.match(logger.lines[1]?.message ?? '', /^audit: 5 record\(s\) dropped/);
   });
 
   test('rotation settings reach the file: maxBytes rotates', async () => {
