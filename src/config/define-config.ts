@@ -5,6 +5,7 @@ import type { Upstream } from '../core/upstream.js';
 import type { FilterOptions, FilterRule } from '../middleware/filter/index.js';
 import type { LogOptions } from '../middleware/log/index.js';
 import type { RenameOptions } from '../middleware/rename/index.js';
+import type { AuditOptions } from '../middleware/audit/index.js';
 import type { CacheOptions } from '../middleware/cache/index.js';
 import type { LimitResultOptions } from '../middleware/limit-result/index.js';
 import type { RateLimitOptions } from '../middleware/rate-limit/index.js';
@@ -26,7 +27,8 @@ export type BuiltinMiddlewareName =
   | 'timeout'
   | 'retry'
   | 'redact'
-  | 'limitResult';
+  | 'limitResult'
+  | 'audit';
 
 /**
  * One entry of a `middleware` list, in the order they run (client to server): a middleware
@@ -47,6 +49,7 @@ export type MiddlewareInput =
   | { readonly retry: RetryOptions }
   | { readonly redact: RedactOptions }
   | { readonly limitResult: LimitResultOptions }
+  | { readonly audit: Omit<AuditOptions, 'logger' | 'now' | 'append'> }
   | {
       /** A path relative to the config file (`./audit.js`), or a package. */
       readonly module: string;

@@ -4,6 +4,7 @@ import { filter, type FilterOptions } from '../middleware/filter/index.js';
 import { log, type LogOptions } from '../middleware/log/index.js';
 import { rename, type RenameOptions } from '../middleware/rename/index.js';
 import { builtin, type BuiltinMiddleware } from './builtin-middleware.js';
+import { auditBuiltin } from './builtins/audit.js';
 import { cacheBuiltin } from './builtins/cache.js';
 import { limitResultBuiltin } from './builtins/limit-result.js';
 import { rateLimitBuiltin } from './builtins/rate-limit.js';
@@ -77,4 +78,5 @@ export const BUILTIN_MIDDLEWARE: Readonly<Record<string, BuiltinMiddleware>> = {
   retry: retryBuiltin,
   redact: redactBuiltin,
   limitResult: limitResultBuiltin,
+  audit: auditBuiltin,
 };
