@@ -109,6 +109,8 @@ export function validate(options: ValidateOptions = {}): Middleware {
     const tool = await schemas.lookup(ctx.session, next, name);
     if (!tool) return next(); // unknown to the server: its own answer says so
 
+    const loading = compiler.ready();
+    if (loading) await loading;
     const input = usable(ctx, name, 'inputSchema', (tool.inputCheck ??= compiler.compile(tool.input)));
     const output = checkOutput && tool.output !== undefined ? usable(ctx, name, 'outputSchema', (tool.outputCheck ??= compiler.compile(tool.output))) : undefined;
 

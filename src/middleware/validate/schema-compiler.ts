@@ -5,9 +5,9 @@
  * validators are shared between sessions by the schema's text, so a thousand HTTP sessions of the
  * same server compile each tool once.
  */
-import { Ajv, type ErrorObject, type Logger as AjvLogger, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import formats from 'ajv-formats';
+import type { Ajv, ErrorObject, Logger as AjvLogger, ValidateFunction } from 'ajv';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import type { AjvEngines } from './ajv-engines.js';
 
 /** A schema's verdict on one value: `undefined` when valid, else ajv's errors. */
 export type Check = (value: unknown) => readonly ErrorObject[] | undefined;
@@ -27,6 +27,10 @@ const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
 
 type Engine = Ajv | Ajv2020;
 
+/** ajv, once loaded (by the first compiler that needs it). */
+let engines: AjvEngines | undefined;
+let loading: Promise<void> | undefined;
+
 /** Compiles tool schemas; one per middleware instance. */
 export class SchemaCompiler {
   readonly #strict: boolean;
@@ -42,7 +46,19 @@ export class SchemaCompiler {
     this.#maxCached = options.maxCached ?? 1000;
   }
 
-  /** The validator of `schema` (compiled once for every schema with the same text). */
+  /**
+   * Resolves once ajv is loaded (a dynamic import, the first time any compiler needs it); undefined
+   * when it already is. `compile` needs it loaded.
+   */
+  ready(): Promise<void> | undefined {
+    if (engines) return undefined;
+    loading ??= import('./ajv-engines.js').then((module) => {
+      engines = module.ajvEngines;
+    });
+    return loading;
+  }
+
+  /** The validator of `schema` (compiled once for every schema with the same text). Call after `ready()`. */
   compile(schema: unknown): Compiled {
     const key = JSON.stringify(schema);
     const cached = this.#cache.get(key);
@@ -86,11 +102,13 @@ export class SchemaCompiler {
   }
 
   #engine2020(): Ajv2020 {
-    return (this.#draft2020 ??= withFormats(new Ajv2020(this.#options())));
+    const loaded = loadedEngines();
+    return (this.#draft2020 ??= withFormats(loaded, new loaded.Ajv2020(this.#options())));
   }
 
   #engine07(): Ajv {
-    return (this.#draft07 ??= withFormats(new Ajv(this.#options())));
+    const loaded = loadedEngines();
+    return (this.#draft07 ??= withFormats(loaded, new loaded.Ajv(this.#options())));
   }
 
   #options(): { allErrors: true; strict: false; logger: AjvLogger; validateSchema: true } {
@@ -102,7 +120,12 @@ export class SchemaCompiler {
   }
 }
 
-function withFormats<E extends Engine>(engine: E): E {
-  formats.default(engine);
+function withFormats<E extends Engine>(loaded: AjvEngines, engine: E): E {
+  loaded.addFormats(engine);
   return engine;
+}
+
+function loadedEngines(): AjvEngines {
+  if (!engines) throw new Error('SchemaCompiler: compile() before ready() resolved');
+  return engines;
 }
