@@ -111,7 +111,7 @@ async function memberOf(server: ServerConfig, config: GatewayConfig, log: Logger
     // What the upstream refuses that loading did not check (its messages name no secret).
     throw new ConfigError([{ file: config.file, path: server.path, message: error instanceof Error ? error.message : String(error) }], { cause: error });
   }
-  const middleware = await middlewareOf(server.middleware, config, log);
+  const middleware = await middlewareOf(server.middleware, config, log, server.name);
   const { allow, deny } = server.tools ?? {};
   // Next to the server: its lists name tools as the server does, whatever its own middleware show.
   if (allow !== undefined || deny !== undefined) middleware.push(filter({ tools: { ...(allow ? { allow } : {}), ...(deny ? { deny } : {}) } }));
@@ -141,8 +141,8 @@ function transportOf(server: ServerConfig): Upstream {
 }
 
 /** The middleware of a list, made: built-ins from the registry, modules imported, functions as they are. */
-async function middlewareOf(entries: readonly MiddlewareConfig[], config: GatewayConfig, log: Logger): Promise<Middleware[]> {
-  const context: MiddlewareContext = { dir: dirname(config.file), log };
+async function middlewareOf(entries: readonly MiddlewareConfig[], config: GatewayConfig, log: Logger, server?: string): Promise<Middleware[]> {
+  const context: MiddlewareContext = { dir: dirname(config.file), file: config.file, ...(server === undefined ? {} : { server }), log };
   const made: Middleware[] = [];
   for (const entry of entries) made.push(await middlewareFrom(entry, config.file, context));
   return made;

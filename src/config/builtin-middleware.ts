@@ -6,6 +6,10 @@ import type { Logger } from '../log/logger.js';
 export interface MiddlewareContext {
   /** The directory of the config file: relative paths in options are relative to it. */
   readonly dir: string;
+  /** The config file the middleware is named in. */
+  readonly file: string;
+  /** The server whose `middleware` list names it; absent for the gateway's own `middleware`. */
+  readonly server?: string;
   readonly log: Logger;
 }
 

@@ -26,7 +26,7 @@ describe('cache in a config file', () => {
   test('options as a file writes them make a working middleware', async () => {
     let calls = 0;
     const server = local({ tools: [{ name: 'get', handler: () => ({ content: [{ type: 'text', text: String(++calls) }] }) }] });
-    const mw = cacheBuiltin.create({ tools: ['g*'], ttlMs: { tools: 60_000, lists: 0 }, maxEntries: 10 }, { dir: '/', log: silentLogger });
+    const mw = cacheBuiltin.create({ tools: ['g*'], ttlMs: { tools: 60_000, lists: 0 }, maxEntries: 10 }, { dir: '/', file: '/mcp-chain.json', log: silentLogger });
     const h = await harness(chain().use(mw).to(server));
     await h.request('tools/call', { name: 'get', arguments: { a: 1 } });
     const again = await h.request('tools/call', { name: 'get', arguments: { a: 1 } });

@@ -22,7 +22,7 @@ const needsRegistry = Object.hasOwn(BUILTIN_MIDDLEWARE, 'limitResult') ? false :
 
 describe('limitResult in a config file', () => {
   test('options as a file writes them make a working middleware', async () => {
-    const mw = limitResultBuiltin.create({ tools: { 'big*': { maxTextChars: 3 } } }, { dir: '/', log: silentLogger });
+    const mw = limitResultBuiltin.create({ tools: { 'big*': { maxTextChars: 3 } } }, { dir: '/', file: '/mcp-chain.json', log: silentLogger });
     const h = await harness(chain(mw).to(local({ tools: [{ name: 'big', handler: () => ({ content: [{ type: 'text', text: 'abcdef' }] }) }] })));
     const { content } = await h.request('tools/call', { name: 'big' });
     assert.deepEqual(content[0], { type: 'text', text: 'abc' });

@@ -24,7 +24,7 @@ const needsRegistry = registered ? false : 'rateLimit is not in the registry yet
 
 describe('rateLimit in a config file', () => {
   test('options as a file writes them make a working middleware', async () => {
-    const mw = rateLimitBuiltin.create({ limits: [{ key: ['tool'], rate: 1, per: 'hour' }], concurrency: [{ maxConcurrent: 2 }] }, { dir: '/', log: silentLogger });
+    const mw = rateLimitBuiltin.create({ limits: [{ key: ['tool'], rate: 1, per: 'hour' }], concurrency: [{ maxConcurrent: 2 }] }, { dir: '/', file: '/mcp-chain.json', log: silentLogger });
     const server = local({ tools: [{ name: 'a', handler: () => ({ content: [] }) }] });
     const h = await harness(chain().use(mw).to(server));
     await h.request('tools/call', { name: 'a' });

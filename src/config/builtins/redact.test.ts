@@ -24,7 +24,7 @@ describe('redact in a config file', () => {
   test('options as a file writes them make a working middleware', async () => {
     const mw = redactBuiltin.create(
       { detectors: ['email'], custom: [{ name: 'ticket', pattern: 'acme-\\d+', ignoreCase: true }], mask: '#{name}#' },
-      { dir: '/', log: silentLogger },
+      { dir: '/', file: '/mcp-chain.json', log: silentLogger },
     );
     const server = local({ tools: [{ name: 'who', handler: () => ({ content: [{ type: 'text', text: 'bob@example.com ACME-42 4111111111111111' }] }) }] });
     const h = await harness(chain(mw).to(server));

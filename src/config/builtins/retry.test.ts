@@ -19,7 +19,7 @@ const needsRegistry = Object.hasOwn(BUILTIN_MIDDLEWARE, 'retry') ? false : 'retr
 
 describe('retry in a config file', () => {
   test('options as a file writes them make a middleware', () => {
-    assert.equal(typeof retryBuiltin.create({ tools: ['get_*'], on: ['connectionClosed'], maxAttempts: 2 }, { dir: '/', log: silentLogger }), 'function');
+    assert.equal(typeof retryBuiltin.create({ tools: ['get_*'], on: ['connectionClosed'], maxAttempts: 2 }, { dir: '/', file: '/mcp-chain.json', log: silentLogger }), 'function');
   });
 
   test('wrong options are problems with their path', () => {

@@ -22,7 +22,7 @@ const needsRegistry = Object.hasOwn(BUILTIN_MIDDLEWARE, 'timeout') ? false : 'ti
 
 describe('timeout in a config file', () => {
   test('options as a file writes them make a working middleware', async () => {
-    const mw = timeoutBuiltin.create({ servers: { a: 20 } }, { dir: '/', log: silentLogger });
+    const mw = timeoutBuiltin.create({ servers: { a: 20 } }, { dir: '/', file: '/mcp-chain.json', log: silentLogger });
     const hang = local({ tools: [{ name: 'a__hang', handler: (_args, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve({ content: [] }))) }] });
     const h = await harness(chain(mw).to(hang));
     const response = await h.call('tools/call', { name: 'a__hang' });
