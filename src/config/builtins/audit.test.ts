@@ -26,7 +26,7 @@ describe('audit in a config file', () => {
   test('options as a file writes them make a working middleware, its file relative to the config file', async () => {
     const dir = tempDir();
     try {
-      const mw = auditBuiltin.create({ file: 'audit.jsonl', redact: { detectors: ['email'] } }, { dir, log: silentLogger });
+      const mw = auditBuiltin.create({ file: 'audit.jsonl', redact: { detectors: ['email'] } }, { dir, file: 'mcp-chain.json', log: silentLogger });
       const server = local({ tools: [{ name: 'a__echo', handler: () => ({ content: [] }) }] });
       const gateway = chain(mw).to(server);
       const h = await harness(gateway);

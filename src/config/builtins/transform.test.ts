@@ -65,7 +65,7 @@ describe('config: transform', () => {
         { name: 'delete_issue', handler: () => ({ content: [] }) },
       ],
     });
-    const h = await harness(chain().use(transformBuiltin.create(entry.options, { dir, log: silentLogger })).to(server));
+    const h = await harness(chain().use(transformBuiltin.create(entry.options, { dir, file: 'mcp-chain.json', log: silentLogger })).to(server));
     const [tool, ...others] = (await h.request('tools/list')).tools;
     assert.equal(others.length, 0);
     assert.deepEqual(tool, {

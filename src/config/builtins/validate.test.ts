@@ -36,7 +36,7 @@ describe('validate in a config file', () => {
     const file = write(dir, 'mcp-chain.json', { mcpServers: { a: { command: 'a' } }, middleware: [{ validate: { tools: { deny: ['debug_*'] }, maxErrors: 1, invalidArguments: 'error' } }] });
     const data = parseConfigText(readFileSync(file, 'utf8'), 'json', file).data as { middleware: Array<{ validate: unknown }> };
     const options = validateBuiltin.options.parse(data.middleware[0]?.validate);
-    const h = await harness(chain().use(validateBuiltin.create(options, { dir, log: silentLogger })).to(local({ tools: [count] })));
+    const h = await harness(chain().use(validateBuiltin.create(options, { dir, file: 'mcp-chain.json', log: silentLogger })).to(local({ tools: [count] })));
     await assert.rejects(h.request('tools/call', { name: 'count', arguments: { count: 11 } }), {
       code: -32602,
       message: 'Invalid params: arguments/count must be <= 10 (maximum)',
