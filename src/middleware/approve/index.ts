@@ -1,0 +1,206 @@
+/**
+ * @module
+ * `approve`: a human in the loop. Before chosen tools run, the user is asked through the client's
+ * elicitation (`elicitation/create`, form mode) whether the call may go on, and may allow a tool
+ * for the rest of the session. Without a client that can be asked, a fallback decides. Every
+ * decision, and who made it, goes to `audit` (`ctx.state.auditExtra.approval`).
+ */
+import type { Context } from '../../chain/context.js';
+import { matchAny } from '../../chain/glob.js';
+import type { Middleware, Next } from '../../chain/middleware.js';
+import type { SessionInfo } from '../../core/session-info.js';
+import { ChainError } from '../../errors/chain-error.js';
+import { McpError } from '../../errors/mcp-error.js';
+import type { Reply } from '../../message/jsonrpc.js';
+import { isJsonObject } from '../../message/parse-message.js';
+import { deniedError, deniedResult, denialText, type DenyReason } from './approval-denied.js';
+import { ALWAYS, approvalQuestion, DEFAULT_MESSAGE } from './approval-question.js';
+import { askUser } from './ask-user.js';
+import { hintsMatcher, SessionHints, type ApprovalHints } from './tool-hints.js';
+
+export { APPROVAL_DENIED, type ApprovalDeniedData, type DenyReason } from './approval-denied.js';
+export type { ApprovalHints } from './tool-hints.js';
+
+export interface ApproveOptions {
+  /** Tools that need approval: names or globs as the client calls them here (`github__delete_*` on a gateway). */
+  tools?: string[];
+  /**
+   * Tools that need approval by their annotations, as this session's `tools/list` results showed
+   * them (a hint a tool does not state has the specification's default: `destructiveHint` true,
+   * `readOnlyHint` false, `idempotentHint` false, `openWorldHint` true; a read-only tool counts as
+   * not destructive and idempotent). A tool matches when it has every hint given here.
+   * `{ destructiveHint: true }`: tools that say so, and tools that say nothing.
+   */
+  annotations?: ApprovalHints;
+  /**
+   * When the client cannot be asked (it declared no form elicitation) or asking failed with an
+   * error: `'deny'` (the default) refuses the call, `'allow'` lets it run and logs a warning.
+   */
+  fallback?: 'deny' | 'allow';
+  /**
+   * How a denied call is answered: `'result'` (the default), a tool result with `isError: true`
+   * saying why, which the model can read; `'error'`, a JSON-RPC error {@link APPROVAL_DENIED}
+   * (-32003) with `data: { tool, reason }`.
+   */
+  onDeny?: 'result' | 'error';
+  /** How long the user has to answer, in ms; then the question is cancelled and the call denied. Default 120 000. */
+  timeoutMs?: number;
+  /**
+   * The question; `{tool}` and `{arguments}` (compact JSON, long strings cut) are filled in.
+   * Default `Allow the tool "{tool}" to run?\nArguments: {arguments}`.
+   */
+  message?: string;
+  /** Offer "Always allow <tool> for this session" (the form's boolean `always`). Default true. */
+  rememberForSession?: boolean;
+}
+
+/** What `approve` adds to the call's audit record (`ctx.state.auditExtra.approval`). */
+export interface ApprovalRecord {
+  decision: 'approved' | 'denied';
+  /**
+   * `user`: approved now; `session`: approved earlier with "always"; `declined`, `cancelled`:
+   * the user's answer; `timeout`: no answer in time; `fallback`: the client cannot be asked;
+   * `error`: asking failed (then `fallback` decided); `invalid`: an answer that made no sense.
+   */
+  reason: 'user' | 'session' | DenyReason;
+  /** The session's identity id (or `'user'`) when a person decided; `'policy'` when the configuration did. */
+  by: string;
+  /** Set when the user chose "always allow" for the session. */
+  remembered?: true;
+}
+
+/** Per session: tools allowed for the rest of it, and the annotations its lists showed. */
+interface SessionApprovals {
+  readonly always: Set<string>;
+  readonly hints: SessionHints;
+}
+
+/**
+ * Asks the user before chosen tools run. A `tools/call` matching `tools` OR `annotations` waits
+ * for the user's answer through the client's elicitation (form mode, on the call's own stream
+ * over HTTP): accept runs it (ticking "always" allows the tool for the rest of the session),
+ * decline or cancel denies it, and so does no answer within `timeoutMs` (the question is then
+ * cancelled). If the call is cancelled while waiting, so is the question, and nothing is
+ * forwarded. A client without form elicitation, or one that answers the question with an error,
+ * gets the `fallback`. Server→client traffic and other methods pass untouched.
+ *
+ * Put `audit` in front of it to record each decision. Mind the session's own deadline for
+ * requests (`--timeout`, default 60 s): it bounds the wait for the user too.
+ *
+ * Throws a `ChainError` ('CONFIG') when neither `tools` nor `annotations` is given, or
+ * `timeoutMs` is not a positive number.
+ *
+ * @example
+ * chain()
+ *   .use(audit({ file: 'audit.jsonl' }))
+ *   .use(approve({ tools: ['github__delete_*', 'shell__*'], annotations: { destructiveHint: true } }))
+ *   .to(aggregate({ github: stdio({ command: 'github-mcp' }), shell: stdio({ command: 'shell-mcp' }) }));
+ */
+export function approve(options: ApproveOptions): Middleware {
+  const patterns = options.tools ?? [];
+  const wanted = options.annotations;
+  const byAnnotations = wanted !== undefined && Object.values(wanted).some((value) => typeof value === 'boolean');
+  if (patterns.length === 0 && !byAnnotations) {
+    throw new ChainError('CONFIG', 'approve: nothing to approve: set tools (names or globs) and/or annotations (e.g. { destructiveHint: true })');
+  }
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new ChainError('CONFIG', `approve.timeoutMs: expected a positive number, found ${timeoutMs}`);
+  const { fallback = 'deny', onDeny = 'result', message = DEFAULT_MESSAGE, rememberForSession = true } = options;
+  const named = matchAny(patterns);
+  const hinted = byAnnotations ? hintsMatcher(wanted) : undefined;
+  const sessions = new WeakMap<SessionInfo, SessionApprovals>();
+
+  const stateOf = (session: SessionInfo): SessionApprovals => {
+    let state = sessions.get(session);
+    if (state === undefined) sessions.set(session, (state = { always: new Set(), hints: new SessionHints() }));
+    return state;
+  };
+  const needsApproval = (tool: string, session: SessionInfo): boolean =>
+    named(tool) || (hinted !== undefined && hinted((sessions.get(session)?.hints ?? EMPTY_HINTS).of(tool)));
+
+  async function learn(ctx: Context, next: Next): Promise<Reply> {
+    const reply = await next();
+    stateOf(ctx.session).hints.learn(reply, typeof ctx.message.params?.cursor !== 'string');
+    return reply;
+  }
+
+  async function decide(ctx: Context, next: Next, tool: string): Promise<Reply> {
+    const state = stateOf(ctx.session);
+    const person = ctx.session.identity?.id ?? 'user';
+    if (state.always.has(tool)) {
+      record(ctx, { decision: 'approved', reason: 'session', by: person });
+      return next();
+    }
+    if (!canAskForm(ctx.session.clientCapabilities)) return fallBack(ctx, next, tool, 'fallback');
+    const asked = await askUser(ctx, approvalQuestion(message, tool, ctx.message.params?.arguments, rememberForSession), timeoutMs);
+    if (asked.kind === 'timeout') return deny(ctx, tool, 'timeout', 'policy');
+    if (asked.kind === 'error') {
+      ctx.log.warn('approve: asking the user failed', { tool, error: describeError(asked.error) });
+      return fallBack(ctx, next, tool, 'error');
+    }
+    const { action, content } = asked.result;
+    if (action === 'accept') {
+      const remember = rememberForSession && isJsonObject(content) && content[ALWAYS] === true;
+      if (remember) state.always.add(tool);
+      record(ctx, remember ? { decision: 'approved', reason: 'user', by: person, remembered: true } : { decision: 'approved', reason: 'user', by: person });
+      return next();
+    }
+    if (action === 'decline') return deny(ctx, tool, 'declined', person);
+    if (action === 'cancel') return deny(ctx, tool, 'cancelled', person);
+    return deny(ctx, tool, 'invalid', 'policy');
+  }
+
+  async function fallBack(ctx: Context, next: Next, tool: string, reason: 'fallback' | 'error'): Promise<Reply> {
+    if (fallback === 'deny') return deny(ctx, tool, reason, 'policy');
+    ctx.log.warn(
+      reason === 'fallback'
+        ? `approve: "${tool}" runs without approval: the client cannot be asked (no elicitation), and fallback is allow`
+        : `approve: "${tool}" runs without approval: asking the user failed, and fallback is allow`,
+      { tool },
+    );
+    record(ctx, { decision: 'approved', reason, by: 'policy' });
+    return next();
+  }
+
+  function deny(ctx: Context, tool: string, reason: DenyReason, by: string): Reply {
+    record(ctx, { decision: 'denied', reason, by });
+    const text = denialText(tool, reason, timeoutMs);
+    if (onDeny === 'error') throw deniedError(text, { tool, reason });
+    return deniedResult(text);
+  }
+
+  return function approve(ctx, next) {
+    if (ctx.direction !== 'toUpstream' || ctx.kind !== 'request') {
+      if (hinted !== undefined && ctx.method === 'notifications/tools/list_changed') sessions.get(ctx.session)?.hints.forget();
+      return next();
+    }
+    if (ctx.method === 'tools/call') {
+      const tool = ctx.message.params?.name;
+      return typeof tool === 'string' && needsApproval(tool, ctx.session) ? decide(ctx, next, tool) : next();
+    }
+    if (ctx.method === 'tools/list' && hinted !== undefined) return learn(ctx, next);
+    return next();
+  };
+}
+
+const EMPTY_HINTS = new SessionHints();
+
+/**
+ * Whether the client can be asked a form: it declared `elicitation`, as `{}` (form mode, and the
+ * only mode before 2025-11-25) or with `form`. `{ url: {} }` alone is URL mode only.
+ */
+function canAskForm(capabilities: Readonly<Record<string, unknown>> | undefined): boolean {
+  const elicitation = capabilities?.elicitation;
+  if (!isJsonObject(elicitation)) return false;
+  return 'form' in elicitation || !('url' in elicitation);
+}
+
+/** Adds the decision to the call's audit record, keeping what other middleware put there. */
+function record(ctx: Context, approval: ApprovalRecord): void {
+  ctx.state.auditExtra = { ...ctx.state.auditExtra, approval };
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof McpError) return `${error.code} ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}
