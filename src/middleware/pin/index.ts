@@ -1,0 +1,303 @@
+/**
+ * @module
+ * `pin`: protection against a server changing its tools under you (a "rug pull") and against
+ * tool poisoning. The first time a tool is listed its definition is pinned in a store file (trust
+ * on first use); a later, different definition is held back as configured (`warn`, `hide` the tool,
+ * `block` everything behind this middleware) until a person reviews the diff and accepts it with
+ * `mcp-chain pin accept`. Descriptions and schemas are scanned for instructions aimed at the model,
+ * invisible or bidirectional Unicode and very long descriptions: warn, strip, or hide.
+ */
+import type { Context } from '../../chain/context.js';
+import type { Middleware, Next } from '../../chain/middleware.js';
+import type { SessionInfo } from '../../core/session-info.js';
+import { ChainError } from '../../errors/chain-error.js';
+import { ErrorCode } from '../../errors/error-code.js';
+import { McpError } from '../../errors/mcp-error.js';
+import type { Logger } from '../../log/logger.js';
+import type { JsonObject, Reply } from '../../message/jsonrpc.js';
+import { isJsonObject } from '../../message/parse-message.js';
+import { defaultPinStorePath, PinStore, PinStoreError, type PinEntry, type PinVerdict } from './pin-store.js';
+import { scanTool, stripPoison, type PoisonFinding } from './poison-scan.js';
+import { PINNED_FIELDS, pinnedDefinition, toolHash } from './tool-hash.js';
+
+export { defaultPinStorePath, PinStore, PinStoreError } from './pin-store.js';
+export type { AcceptedChange, PendingChange, PinEntry, PinFile, PinStoreOptions, PinVerdict, SeenTool } from './pin-store.js';
+export { DEFAULT_MAX_DESCRIPTION_LENGTH, scanTool, stripPoison } from './poison-scan.js';
+export type { PoisonFinding, PoisonRule, PoisonScanOptions } from './poison-scan.js';
+export { PINNED_FIELDS, pinnedDefinition, toolHash } from './tool-hash.js';
+
+/** What happens when a server presents a tool whose definition differs from the pinned one. */
+export type PinChangeAction = 'warn' | 'hide' | 'block';
+
+/** The tool-poisoning scan. */
+export interface PinScanOptions {
+  /**
+   * `'warn'` (the default): log the findings, show the tool as is. `'strip'`: remove invisible and
+   * bidirectional characters and tagged blocks (`<IMPORTANT>…</IMPORTANT>`), cut long descriptions.
+   * `'hide'`: drop the tool from the list and refuse calls to it.
+   */
+  action?: 'warn' | 'strip' | 'hide';
+  /** A description longer than this many characters is a finding. Default 2000. */
+  maxDescriptionLength?: number;
+}
+
+export interface PinOptions {
+  /**
+   * The store: a file path, or a `PinStore`. Default `$XDG_CONFIG_HOME/mcp-chain/pins.json`
+   * (`~/.config/mcp-chain/pins.json`).
+   */
+  store?: string | PinStore;
+  /** The store's key for the tools this middleware sees (a server's name, say). Default `'gateway'`. */
+  namespace?: string;
+  /** When a definition differs from the pinned one: `'warn'` (the default), `'hide'` or `'block'`. */
+  onChange?: PinChangeAction;
+  /** The poisoning scan: on by default with `{ action: 'warn' }`; `false` turns it off. */
+  scan?: false | PinScanOptions;
+  /** Where pins, changes and findings are logged. Default: the session's logger. */
+  logger?: Logger;
+}
+
+/** What one session was last shown. */
+interface SessionPins {
+  /** Tools hidden because they changed (hide), with the refusal. */
+  changed: Map<string, McpError>;
+  /** Tools hidden by the scan (hide), with the refusal. */
+  poisoned: Map<string, McpError>;
+  /** Set when a tool changed and onChange is block. */
+  blocked: McpError | undefined;
+  /** A listing made for a call that came before any tools/list of the session. */
+  listing: Promise<void> | undefined;
+}
+
+/** Lists refused (emptied) while blocked, with their item key. */
+const LISTS: Readonly<Record<string, string>> = {
+  'tools/list': 'tools',
+  'prompts/list': 'prompts',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resourceTemplates',
+};
+/** Requests refused while blocked. */
+const REFUSED_WHEN_BLOCKED = new Set(['tools/call', 'prompts/get', 'resources/read', 'resources/subscribe', 'completion/complete']);
+/** A guard against a server whose cursors never end. */
+const MAX_PAGES = 100;
+
+/**
+ * Pins the definition of every tool listed through it and applies `onChange` when a server later
+ * presents a different one. A definition is its `name`, `title`, `description`, `inputSchema`,
+ * `outputSchema` and `annotations` (see `PINNED_FIELDS`), hashed as SHA-256 of their canonical
+ * JSON; the hash is of what the server sent, before any stripping.
+ *
+ * - First seen: pinned, logged at info. Same hash: nothing.
+ * - Different: recorded as the entry's `pending` change (for `mcp-chain pin accept` to show and
+ *   accept), and then `warn`: a warning naming the tool, the tool shown; `hide`: the tool left out
+ *   of the list, a call to it refused with -32602 `Tool "<name>" changed since it was pinned …`;
+ *   `block`: every tool (and prompt and resource) of the lists hidden, and every `tools/call`,
+ *   `prompts/get`, `resources/read`, `resources/subscribe` and `completion/complete` refused with
+ *   -32602 naming the changed tool. Decisions are remade at every `tools/list`, so an accept
+ *   (from any process) applies at the next list.
+ * - A call before its session listed the tools lists them first (through the rest of the chain).
+ * - A store that cannot be read (a corrupt file) fails `tools/list` with -32603 saying so.
+ *
+ * @example
+ * chain()
+ *   .use(pin({ store: '/etc/mcp/pins.json', namespace: 'github', onChange: 'hide', scan: { action: 'strip' } }))
+ *   .to(stdio({ command: 'github-mcp' }));
+ */
+export function pin(options: PinOptions = {}): Middleware {
+  const store = typeof options.store === 'object' ? options.store : new PinStore(options.store ?? defaultPinStorePath());
+  const namespace = options.namespace ?? 'gateway';
+  const onChange = options.onChange ?? 'warn';
+  const scan = options.scan === false ? undefined : { action: options.scan?.action ?? 'warn', maxDescriptionLength: options.scan?.maxDescriptionLength };
+  const max = scan?.maxDescriptionLength;
+  if (max !== undefined && (!Number.isInteger(max) || max < 1)) {
+    throw new ChainError('CONFIG', `pin.scan.maxDescriptionLength: expected a whole number of at least 1, found ${max}`);
+  }
+  const sessions = new WeakMap<SessionInfo, SessionPins>();
+  /** What was logged already (pins, changes, findings), so a list repeated does not repeat it. */
+  const logged = new Set<string>();
+  const storeHint = options.store === undefined || (typeof options.store === 'string' && options.store === defaultPinStorePath()) ? '' : ` --store ${quoteArg(store.file)}`;
+  const acceptHint = (tool?: string): string => `mcp-chain pin accept${tool === undefined ? '' : ` ${quoteArg(tool)}`} --namespace ${quoteArg(namespace)}${storeHint}`;
+
+  const stateOf = (session: SessionInfo): SessionPins => {
+    let state = sessions.get(session);
+    if (!state) {
+      state = { changed: new Map(), poisoned: new Map(), blocked: undefined, listing: undefined };
+      sessions.set(session, state);
+    }
+    return state;
+  };
+
+  /** Checks one page against the store, updates the session's decisions, and returns what the client sees. */
+  async function reviewPage(ctx: Context, reply: Reply, firstPage: boolean): Promise<Reply> {
+    const log = options.logger ?? ctx.log;
+    const state = stateOf(ctx.session);
+    if (firstPage) {
+      state.changed.clear();
+      state.poisoned.clear();
+      state.blocked = undefined;
+    }
+    const items = reply?.tools;
+    if (!Array.isArray(items)) return reply;
+    const tools = items.filter((item: unknown): item is JsonObject => isJsonObject(item) && typeof item.name === 'string');
+    const seen = tools.map((tool) => ({ name: tool.name as string, hash: toolHash(tool), definition: pinnedDefinition(tool) }));
+    let verdicts: Map<string, PinVerdict>;
+    let pinned: Record<string, PinEntry>;
+    try {
+      verdicts = await store.check(namespace, seen);
+      pinned = (await store.read()).namespaces[namespace] ?? {};
+    } catch (error) {
+      const message = error instanceof PinStoreError ? error.message : `pin store ${store.file}: ${String(error)}`;
+      log.error(`pin: ${message}`);
+      throw new McpError(ErrorCode.InternalError, `The gateway cannot check the tools against their pins: ${message}`);
+    }
+
+    const shown: unknown[] = [];
+    for (const item of items as unknown[]) {
+      if (!isJsonObject(item) || typeof item.name !== 'string') {
+        shown.push(item);
+        continue;
+      }
+      const name = item.name;
+      const hash = seen.find((tool) => tool.name === name)?.hash ?? '';
+      const verdict = verdicts.get(name);
+      if (verdict === 'new') once(`new ${name} ${hash}`, () => log.info(`pin: pinned tool "${name}" (first seen)`, { namespace, tool: name, hash }));
+      if (verdict === 'changed') {
+        const fields = changedFields(pinned[name]?.definition, item);
+        const what = `tool "${name}" changed since it was pinned (${fields.join(', ')} ${fields.length === 1 ? 'differs' : 'differ'})`;
+        if (onChange === 'warn') {
+          once(`changed ${name} ${hash}`, () =>
+            log.warn(`pin: ${what}; shown anyway: review the change and accept it with \`${acceptHint(name)}\``, { namespace, tool: name, fields, hash }),
+          );
+        } else if (onChange === 'hide') {
+          once(`changed ${name} ${hash}`, () =>
+            log.warn(`pin: ${what}; hidden until a person reviews it: \`${acceptHint(name)}\``, { namespace, tool: name, fields, hash }),
+          );
+          state.changed.set(
+            name,
+            new McpError(
+              ErrorCode.InvalidParams,
+              `Tool "${name}" changed since it was pinned (${fields.join(', ')}); it is hidden until a person reviews the change: run \`${acceptHint(name)}\``,
+              { tool: name, reason: 'changed', fields },
+            ),
+          );
+          continue;
+        } else {
+          once(`changed ${name} ${hash}`, () =>
+            log.warn(`pin: ${what}; every tool of "${namespace}" is blocked until a person reviews it: \`${acceptHint(name)}\``, { namespace, tool: name, fields, hash }),
+          );
+          state.blocked ??= new McpError(
+            ErrorCode.InvalidParams,
+            `Blocked by the gateway: ${what}, so every call to "${namespace}" is refused until a person reviews the change: run \`${acceptHint(name)}\``,
+            { tool: name, reason: 'changed', namespace, fields },
+          );
+        }
+      }
+      if (scan === undefined) {
+        shown.push(item);
+        continue;
+      }
+      const findings = scanTool(item, scan);
+      if (findings.length === 0) {
+        shown.push(item);
+        continue;
+      }
+      once(`scan ${name} ${hash}`, () =>
+        log.warn(`pin: tool "${name}" may be poisoned: ${describeFindings(findings)}${scan.action === 'warn' ? '' : ` (${scan.action === 'strip' ? 'stripped' : 'hidden'})`}`, {
+          namespace,
+          tool: name,
+          findings,
+        }),
+      );
+      if (scan.action === 'hide') {
+        state.poisoned.set(
+          name,
+          new McpError(ErrorCode.InvalidParams, `Tool "${name}" is hidden by the gateway: its definition looks like tool poisoning (${describeRules(findings)})`, {
+            tool: name,
+            reason: 'poisoning',
+            rules: [...new Set(findings.map((finding) => finding.rule))],
+          }),
+        );
+        continue;
+      }
+      shown.push(scan.action === 'strip' ? stripPoison(item, scan) : item);
+    }
+    if (state.blocked !== undefined) return { ...reply, tools: [] };
+    return { ...reply, tools: shown };
+  }
+
+  function once(key: string, write: () => void): void {
+    if (logged.has(key)) return;
+    if (logged.size > 10_000) logged.clear();
+    logged.add(key);
+    write();
+  }
+
+  /** Lists the tools through the rest of the chain, for a call that came before any list. */
+  async function listFirst(ctx: Context, next: Next): Promise<void> {
+    const state = stateOf(ctx.session);
+    state.listing ??= (async () => {
+      let cursor: string | undefined;
+      const seen = new Set<string>();
+      for (let page = 0; page < MAX_PAGES; page++) {
+        let reply: Reply;
+        try {
+          reply = await next({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } });
+        } catch {
+          return; // a server without tools: nothing to pin
+        }
+        await reviewPage(ctx, reply, page === 0);
+        cursor = typeof reply?.nextCursor === 'string' ? reply.nextCursor : undefined;
+        if (cursor === undefined || seen.has(cursor)) return;
+        seen.add(cursor);
+      }
+    })();
+    await state.listing;
+  }
+
+  return async function pin(ctx, next) {
+    if (ctx.direction !== 'toUpstream' || ctx.kind !== 'request') return next();
+    const method = ctx.method;
+    if (method === 'tools/list') {
+      const firstPage = typeof ctx.message.params?.cursor !== 'string';
+      const reviewed = await reviewPage(ctx, await next(), firstPage);
+      return reviewed;
+    }
+    const list = LISTS[method];
+    if (list !== undefined) {
+      const reply = await next();
+      return sessions.get(ctx.session)?.blocked !== undefined && Array.isArray(reply?.[list]) ? { ...reply, [list]: [] } : reply;
+    }
+    const refusable = method === 'tools/call' || (onChange === 'block' && REFUSED_WHEN_BLOCKED.has(method));
+    if (!refusable) return next();
+    if (sessions.get(ctx.session) === undefined) await listFirst(ctx, next);
+    const state = stateOf(ctx.session);
+    if (state.blocked !== undefined) throw state.blocked;
+    if (method === 'tools/call') {
+      const name = ctx.message.params?.name;
+      const refusal = typeof name === 'string' ? (state.changed.get(name) ?? state.poisoned.get(name)) : undefined;
+      if (refusal !== undefined) throw refusal;
+    }
+    return next();
+  };
+}
+
+/** The pinned fields whose values differ between the pinned definition and `tool`. */
+function changedFields(pinned: JsonObject | undefined, tool: JsonObject): string[] {
+  if (pinned === undefined) return ['definition'];
+  const now = pinnedDefinition(tool);
+  const fields = PINNED_FIELDS.filter((field) => toolHash({ [field]: pinned[field] }) !== toolHash({ [field]: now[field] }));
+  return fields.length > 0 ? [...fields] : ['definition'];
+}
+
+function describeFindings(findings: readonly PoisonFinding[]): string {
+  return findings.map((finding) => `${finding.rule} in ${finding.path} (${finding.match})`).join('; ');
+}
+
+function describeRules(findings: readonly PoisonFinding[]): string {
+  return [...new Set(findings.map((finding) => `${finding.rule} in ${finding.path}`))].join(', ');
+}
+
+/** A shell word: as is when safe, single-quoted otherwise. */
+function quoteArg(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
