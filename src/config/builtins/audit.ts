@@ -52,6 +52,12 @@ export const auditBuiltin = builtin(
     keep: z.number().int().nonnegative().optional().describe('How many rotated files (`<file>.<time>`) to keep; older ones are deleted. Default 10'),
     maxQueue: positive.optional().describe('How many records may wait for the disk; more are dropped, counted and the count recorded. Default 10000'),
     dropReportMs: positive.optional().describe('Dropped records are reported on stderr at most once per this many milliseconds. Default 10000'),
+    flushIntervalMs: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe('How long a record may wait for others to share its write, ms; shutdown writes at once, a crash loses at most this window. Default 50; 0: at once'),
   }),
   (options, context) => {
     const { file, redact, ...rest } = options;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -58,6 +58,7 @@ describe('AuditWriter', () => {
     const numbers = all.map((text) => (JSON.parse(text) as { n: number }).n).sort();
     assert.deepEqual(numbers, [1, 2, 3, 4, 5]);
     assert.equal(JSON.parse(await readFile(file, 'utf8')).n, 5);
+    await writer.close();
   });
 
   test('rotates once the file is maxAgeMs old, and keeps at most `keep` rotated files', async () => {
@@ -82,6 +83,45 @@ describe('AuditWriter', () => {
     assert.equal(await readFile(join(dir, rotated[0] ?? ''), 'utf8'), '{"n":4}\n');
     assert.equal(await readFile(join(dir, rotated[1] ?? ''), 'utf8'), '{"n":5}\n');
     assert.equal(await readFile(file, 'utf8'), '{"n":6}\n');
+    await writer.close();
+  });
+
+  test('keeps appending to the file it holds open; once the path names another file (moved away by logrotate, deleted), the next batch after a second goes to the path', async () => {
+    const file = join(dir, 'moved.jsonl');
+    const time = clock();
+    const writer = new AuditWriter({ file, logger: silentLogger, now: time.now });
+    writer.push('{"n":1}');
+    await writer.flush();
+    await rename(file, `${file}.1`);
+    writer.push('{"n":2}'); // within the second: still the open file, now named .1
+    await writer.flush();
+    time.advance(1000);
+    writer.push('{"n":3}');
+    await writer.flush();
+    assert.equal(await readFile(`${file}.1`, 'utf8'), '{"n":1}\n{"n":2}\n');
+    assert.equal(await readFile(file, 'utf8'), '{"n":3}\n');
+    await unlink(file);
+    time.advance(1000);
+    writer.push('{"n":4}');
+    await writer.close();
+    assert.equal(await readFile(file, 'utf8'), '{"n":4}\n');
+  });
+
+  test('records pushed within flushIntervalMs share one write; flush() writes at once without waiting for the interval', async () => {
+    const writes: string[] = [];
+    const writer = new AuditWriter({
+      file: join(dir, 'batched.jsonl'),
+      flushIntervalMs: 60_000, // only flush() can start the write within this test
+      logger: silentLogger,
+      append: async (_file, text) => void writes.push(text),
+    });
+    for (let n = 0; n < 100; n++) writer.push(`{"n":${n}}`);
+    await Promise.resolve();
+    assert.equal(writes.length, 0, 'nothing is written before the interval ends');
+    await writer.flush();
+    assert.equal(writes.length, 1);
+    assert.equal(writes[0]?.split('\n').length, 101);
+    await writer.close();
   });
 
   test('a stalled disk: past maxQueue records are dropped, counted, reported once, and written as {"dropped":N} when it catches up', async () => {
@@ -113,6 +153,7 @@ describe('AuditWriter', () => {
     assert.equal(logger.lines.length, 2);
     assert.match(logger.lines[1]?.message ?? '', /^audit: 3 record\(s\) dropped/);
     assert.equal(writer.dropped, 0);
+    await writer.close();
   });
 
   test('a file that cannot be written: records are counted as dropped, reported, and the writer does not spin', async () => {
@@ -123,5 +164,6 @@ describe('AuditWriter', () => {
     await writer.flush();
     assert.ok(writer.dropped >= 2);
     assert.ok(logger.lines.some((line) => line.message.startsWith('audit: cannot write')));
+    await writer.close();
   });
 });

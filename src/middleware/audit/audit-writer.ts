@@ -5,7 +5,7 @@
  * line is dropped and counted, the count is logged at most once per interval, and written to the
  * file as a `{"time":…,"dropped":N}` line once the writer catches up.
  */
-import { appendFile, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Logger } from '../../log/logger.js';
 
@@ -22,13 +22,22 @@ export interface AuditWriterOptions {
   readonly maxQueue?: number | undefined;
   /** Dropped lines are logged at most once per this many milliseconds. Default 10 000. */
   readonly dropReportMs?: number | undefined;
+  /**
+   * How long a record may wait in memory for others to share its write, ms: one write per
+   * interval rather than one per call. A crash (not a shutdown: `flush()` and `close()` write at
+   * once) loses at most this window. Default 50; 0 writes as soon as the disk is free.
+   */
+  readonly flushIntervalMs?: number | undefined;
   /** Where drops and write failures are reported (at `warn`). */
   readonly logger: Logger;
   /** The clock (ms since the epoch). For tests. */
   readonly now?: (() => number) | undefined;
-  /** Appends text to a file. For tests (a slow disk). Default `fs.appendFile`. */
+  /** Appends text to a file. For tests (a slow disk). Default: a handle kept open in append mode. */
   readonly append?: ((file: string, text: string) => Promise<void>) | undefined;
 }
+
+/** How often (ms) the writer checks that the path still names the file it holds open (moved or deleted by logrotate, say). */
+const RECHECK_MS = 1000;
 
 /** The rotated files of `file`: `<file>.<ISO time with ":" as "-">[.<n>]`. */
 const ROTATED = /^\.\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z(\.\d+)?$/;
@@ -41,12 +50,15 @@ export class AuditWriter {
   readonly #keep: number;
   readonly #maxQueue: number;
   readonly #dropReportMs: number;
+  readonly #flushIntervalMs: number;
   readonly #log: Logger;
   readonly #now: () => number;
-  readonly #append: (file: string, text: string) => Promise<void>;
+  readonly #append: ((file: string, text: string) => Promise<void>) | undefined;
 
   #queue: string[] = [];
   #draining: Promise<void> | undefined;
+  /** The timer that starts the next drain, while records wait for the interval. */
+  #timer: NodeJS.Timeout | undefined;
   /** Dropped since the last `dropped` line was written. */
   #dropped = 0;
   /** Dropped since the last report on the logger. */
@@ -56,6 +68,10 @@ export class AuditWriter {
   #size: number | undefined;
   #openedAt = 0;
   #failed = false;
+  /** The file, open for appending, from the first write until rotation, a failure or `close()`. */
+  #handle: FileHandle | undefined;
+  /** When the path was last found to name the open file. */
+  #checkedAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: AuditWriterOptions) {
     this.#file = options.file;
@@ -64,9 +80,10 @@ export class AuditWriter {
     this.#keep = options.keep ?? 10;
     this.#maxQueue = options.maxQueue ?? 10_000;
     this.#dropReportMs = options.dropReportMs ?? 10_000;
+    this.#flushIntervalMs = options.flushIntervalMs ?? 50;
     this.#log = options.logger;
     this.#now = options.now ?? Date.now;
-    this.#append = options.append ?? ((file, text) => appendFile(file, text, 'utf8'));
+    this.#append = options.append;
   }
 
   /** Lines dropped so far that are not yet written as a `dropped` line. */
@@ -81,15 +98,32 @@ export class AuditWriter {
       return;
     }
     this.#queue.push(line + '\n');
-    this.#draining ??= this.#drain();
+    if (this.#draining !== undefined || this.#timer !== undefined) return;
+    if (this.#flushIntervalMs <= 0) this.#draining = this.#drain();
+    else this.#timer = setTimeout(this.#startDrain, this.#flushIntervalMs);
   }
+
+  readonly #startDrain = (): void => {
+    this.#timer = undefined;
+    this.#draining ??= this.#drain();
+  };
 
   /** Resolves when every line queued so far (and the count of dropped ones) is on disk. */
   async flush(): Promise<void> {
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#startDrain();
+    }
     while (this.#draining) await this.#draining;
     // Left by a write that failed: one more try.
     if (this.#queue.length > 0 || this.#dropped > 0) await (this.#draining ??= this.#drain());
     if (this.#unreported > 0) this.#report();
+  }
+
+  /** Flushes, then closes the file (a later `push` opens it again). */
+  async close(): Promise<void> {
+    await this.flush();
+    await this.#release();
   }
 
   async #drain(): Promise<void> {
@@ -125,7 +159,7 @@ export class AuditWriter {
         const size = this.#size + chunkBytes;
         const old = this.#now() - this.#openedAt >= this.#maxAgeMs;
         if (size > 0 && (size + bytes > this.#maxBytes || old)) {
-          if (chunk !== '') await this.#append(this.#file, chunk);
+          if (chunk !== '') await this.#appendText(chunk);
           chunk = '';
           chunkBytes = 0;
           await this.#rotate();
@@ -133,19 +167,60 @@ export class AuditWriter {
         chunk += line;
         chunkBytes += bytes;
       }
-      if (chunk !== '') await this.#append(this.#file, chunk);
+      if (chunk !== '') await this.#appendText(chunk);
       this.#size += chunkBytes;
       this.#failed = false;
       return true;
     } catch (error) {
       this.#size = undefined;
+      await this.#release();
       if (!this.#failed) this.#log.warn(`audit: cannot write ${this.#file}: ${error instanceof Error ? error.message : String(error)}`);
       this.#failed = true;
       return false;
     }
   }
 
+  /**
+   * Appends through a handle kept open (one write per batch, not an open and a close as well),
+   * reopened when the path no longer names the file it holds (checked at most once a second), so a
+   * file moved away by another program is not written to forever.
+   */
+  async #appendText(text: string): Promise<void> {
+    if (this.#append !== undefined) return this.#append(this.#file, text);
+    const now = this.#now();
+    if (this.#handle !== undefined && now - this.#checkedAt >= RECHECK_MS) {
+      const size = await this.#sizeIfStillOpen(this.#handle);
+      if (size === undefined) {
+        await this.#release();
+        this.#size = await stat(this.#file).then((stats) => stats.size, () => 0);
+      }
+      this.#checkedAt = now;
+    }
+    if (this.#handle === undefined) {
+      this.#handle = await open(this.#file, 'a');
+      this.#checkedAt = now;
+    }
+    await this.#handle.appendFile(text, 'utf8');
+  }
+
+  /** The file's size if the path still names the open file; `undefined` if it was moved, replaced or deleted. */
+  async #sizeIfStillOpen(handle: FileHandle): Promise<number | undefined> {
+    try {
+      const [held, named] = await Promise.all([handle.stat(), stat(this.#file)]);
+      return held.ino === named.ino && held.dev === named.dev ? named.size : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async #release(): Promise<void> {
+    const handle = this.#handle;
+    this.#handle = undefined;
+    await handle?.close().catch(() => undefined);
+  }
+
   async #rotate(): Promise<void> {
+    await this.#release();
     const stamp = new Date(this.#now()).toISOString().replaceAll(':', '-');
     let target = `${this.#file}.${stamp}`;
     for (let n = 1; await exists(target); n++) target = `${this.#file}.${stamp}.${n}`;

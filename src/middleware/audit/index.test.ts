@@ -186,6 +186,7 @@ describe('audit', () => {
     const mw = audit({
       file: join(dir, 'unused.jsonl'),
       maxQueue: 3,
+      flushIntervalMs: 0, // the first record goes to the (stalled) disk at once
       now: () => START,
       logger,
       append: async (_file, text) => {

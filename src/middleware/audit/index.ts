@@ -48,11 +48,17 @@ export interface AuditOptions {
   maxQueue?: number;
   /** Dropped records are reported on the logger at most once per this many ms. Default 10 000. */
   dropReportMs?: number;
+  /**
+   * How long a record may wait for others to share its write, ms (one write per interval, not one
+   * per call). Shutdown (`close()`) writes at once; a crash loses at most this window. Default 50;
+   * 0: written as soon as the disk is free.
+   */
+  flushIntervalMs?: number;
   /** Where drops and write failures are reported. Default: stderr. */
   logger?: Logger;
   /** The clock, in ms since the epoch. For tests. */
   now?: () => number;
-  /** Appends text to a file. For tests (a stalled disk). Default `fs.appendFile`. */
+  /** Appends text to a file. For tests (a stalled disk). Default: a handle kept open in append mode. */
   append?: (file: string, text: string) => Promise<void>;
 }
 
@@ -107,6 +113,7 @@ export function audit(options: AuditOptions): AuditMiddleware {
     keep: options.keep,
     maxQueue: options.maxQueue,
     dropReportMs: options.dropReportMs,
+    flushIntervalMs: options.flushIntervalMs,
     logger: options.logger ?? lazyStderr(),
     now: options.now,
     append: options.append,
@@ -139,7 +146,7 @@ export function audit(options: AuditOptions): AuditMiddleware {
       unsubscribe();
     }
   };
-  return Object.assign(middleware, { close: () => writer.flush() });
+  return Object.assign(middleware, { close: () => writer.close() });
 }
 
 function record(
@@ -151,22 +158,24 @@ function record(
   separator: string,
   redactor: Redactor | undefined,
 ): AuditRecord {
-  const { name, arguments: args } = ctx.message.params ?? {};
+  const params = ctx.message.params;
+  const name = params?.name;
   const tool = ctx.method === 'tools/call' && typeof name === 'string' ? name : undefined;
-  const cut = tool === undefined ? -1 : tool.indexOf(separator);
   const identity = ctx.session.identity;
-  const core: AuditRecord = {
-    time: new Date(time).toISOString(),
-    session: ctx.session.id,
-    ...(identity === undefined ? {} : { identity: { id: identity.id, method: identity.method } }),
-    method: ctx.method,
-    ...(tool !== undefined && cut > 0 ? { server: tool.slice(0, cut) } : {}),
-    ...(tool === undefined ? {} : { tool }),
-    ...(ctx.method === 'tools/call' && args !== undefined ? { arguments: redactor ? redactor.value(args) : args } : {}),
-    durationMs: Math.round(ms * 1000) / 1000,
-    outcome,
-    ...(error === undefined ? {} : { error: toError(error, redactor) }),
-  };
+  // Built field by field, in the order the file shows them (cheaper than spreading optional parts).
+  const core = { time: new Date(time).toISOString(), session: ctx.session.id } as AuditRecord;
+  if (identity !== undefined) core.identity = { id: identity.id, method: identity.method };
+  core.method = ctx.method;
+  if (tool !== undefined) {
+    const cut = tool.indexOf(separator);
+    if (cut > 0) core.server = tool.slice(0, cut);
+    core.tool = tool;
+    const args = params?.arguments;
+    if (args !== undefined) core.arguments = redactor ? redactor.value(args) : args;
+  }
+  core.durationMs = Math.round(ms * 1000) / 1000;
+  core.outcome = outcome;
+  if (error !== undefined) core.error = toError(error, redactor);
   const extra = ctx.state.auditExtra;
   if (extra === undefined || typeof extra !== 'object') return core;
   const added = Object.fromEntries(Object.entries(extra).filter(([key]) => !Object.hasOwn(core, key) && !RESERVED.has(key)));

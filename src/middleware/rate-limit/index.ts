@@ -120,8 +120,11 @@ export function rateLimit(options: RateLimitOptions = {}): Middleware {
   /** Calls in flight per concurrency key; a key is deleted when its count returns to 0. */
   const inFlight = new Map<string, number>();
 
-  const partsOf = (ctx: Context, tool: string, key: readonly RateLimitKey[]): string =>
-    key.map((part) => valueOf(ctx.session, tool, part, separator)).join('\u0000');
+  const partsOf = (ctx: Context, tool: string, key: readonly RateLimitKey[]): string => {
+    let parts = '';
+    for (let i = 0; i < key.length; i++) parts += (i === 0 ? '' : '\u0000') + valueOf(ctx.session, tool, key[i] as RateLimitKey, separator);
+    return parts;
+  };
 
   const bucketOf = (ctx: Context, tool: string, rule: CompiledRule, at: number): TokenBucket => {
     const make = (): TokenBucket => fullBucket(rule.shape, at);
