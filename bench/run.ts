@@ -78,7 +78,7 @@ const benchModules = join(root, '.cache', 'bench');
 const BASE = { stdio: 'none', http: 'sdk-http' } as const;
 
 /** The mcp-chain targets repeated for another build (`--baseline <checkout>`), to compare builds in one run. */
-const BASELINE_TARGETS = ['mw-0', 'noop-10', 'real', 'chain-http'];
+const BASELINE_TARGETS = ['mw-0', 'noop-10', 'real', 'policy', 'chain-http'];
 
 function targets(logFile: string, baseline?: string): TargetSpec[] {
   const ours = ownTargets(logFile);
@@ -126,6 +126,8 @@ function ownTargets(logFile: string): TargetSpec[] {
     { id: 'noop-1', label: '1 no-op mw', proxy: true, transport: 'stdio', command: node, args: chainFile('noop-1'), env },
     { id: 'noop-10', label: '10 no-op mw', proxy: true, transport: 'stdio', command: node, args: chainFile('noop-10'), env },
     { id: 'real', label: 'filter+rename+log', proxy: true, transport: 'stdio', command: node, args: chainFile('real'), env },
+    // Issue 11: a realistic policy stack (audit + redact + rateLimit + validate) against the bare chain.
+    { id: 'policy', label: 'validate+rateLimit+redact+audit', proxy: true, transport: 'stdio', command: node, args: chainFile('policy'), env },
     // Streamable HTTP, all in front of the same stdio upstream (but the baseline, which is it).
     { id: 'sdk-http', label: 'SDK direct (HTTP)', proxy: false, transport: 'http', url: 'printed', command: node, args: [upstreamHttp], env },
     {
@@ -598,6 +600,10 @@ const CHECKS: Check[] = [
   ratioCheck('aggregate ≤ 1.10× single-server chain (proxy CPU per echo, 64 in flight)', 'throughput_64.cpu_us_per_call', 1.1, { base: 'mw-0', only: AGGREGATE_IDS }),
   ratioCheck('merged 3 × 500-tool tools/list ≤ 2× single-server chain\'s 500', 'tools_list_3x500.ms', 2, { base: 'mw-0', baseKey: 'tools_list_500.ms', only: 'agg-3' }),
   ratioCheck('(ref.) one server\'s 1500-tool tools/list against the chain\'s 500 (same bar, 2×)', 'tools_list_1500.ms', 2, { base: 'mw-0', baseKey: 'tools_list_500.ms', only: 'one-1500' }),
+  // Issue 11: the policy stack against the bare chain, in the same rounds.
+  ratioCheck('policy stack ≤ 1.5× 0 mw (proxy CPU per echo, sequential)', 'echo_seq.cpu_us_per_call', 1.5, { base: 'mw-0', only: 'policy' }),
+  ratioCheck('policy stack ≤ 1.5× 0 mw (proxy CPU per echo, 64 in flight)', 'throughput_64.cpu_us_per_call', 1.5, { base: 'mw-0', only: 'policy' }),
+  ratioCheck('(ref.) policy stack against 0 mw (echo p50)', 'echo_seq.p50_us', 1.5, { base: 'mw-0', only: 'policy' }),
   perMemberCheck('idle proxy RSS per extra member', 'rss_idle.mib'),
   perMemberCheck('… after the warm-up calls (the members\' tools listed)', 'rss_warm.mib'),
   ratioCheck('1 MiB result ≤ 1.3× no proxy', 'payload_1m.ms', 1.3),

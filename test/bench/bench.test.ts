@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { SCENARIOS } from '../../bench/scenarios.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const STDIO_TARGETS = ['none', 'pipe', 'bare', 'mw-0', 'noop-1', 'noop-10', 'real'];
+const STDIO_TARGETS = ['none', 'pipe', 'bare', 'mw-0', 'noop-1', 'noop-10', 'real', 'policy'];
 const HTTP_TARGETS = ['sdk-http', 'chain-http'];
 
 const out = mkdtempSync(join(tmpdir(), 'mcp-chain-bench-test-'));

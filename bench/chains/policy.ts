@@ -1,0 +1,18 @@
+// The realistic policy stack of issue 11, the upstream left open:
+//   mcp-chain run bench/chains/policy.ts -- node bench/upstream.mjs
+// Every echo call is recorded by `audit` (arguments redacted, to a file: BENCH_LOG_FILE's
+// directory, else the temp dir), its result scanned by `redact`, counted against a token bucket
+// per session and per tool by `rateLimit` (limits high enough never to refuse), and its arguments
+// checked against the tool's inputSchema by `validate` before it reaches the server.
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { audit, chain, rateLimit, redact, validate } from 'mcp-chain';
+
+const dir = process.env.BENCH_LOG_FILE === undefined ? tmpdir() : dirname(process.env.BENCH_LOG_FILE);
+
+export default chain(
+  audit({ file: join(dir, 'mcp-chain-bench.audit.jsonl') }),
+  redact(),
+  rateLimit({ limits: [{ key: ['session', 'tool'], rate: 1_000_000, per: 'second' }] }),
+  validate(),
+);
