@@ -1,6 +1,4 @@
 import type { Context } from '../../chain/context.js';
-import { CancelScope } from '../../core/cancel-scope.js';
-import { requestScope } from '../../core/request-scope.js';
 import { ErrorCode } from '../../errors/error-code.js';
 import { McpError } from '../../errors/mcp-error.js';
 import type { McpMessage, Result } from '../../message/jsonrpc.js';
@@ -18,7 +16,9 @@ export type Asked = { kind: 'answer'; result: Result } | { kind: 'timeout' } | {
  * cancelled; in the latter case this rejects with the request's abort reason.
  */
 export async function askUser(ctx: Context, question: McpMessage, timeoutMs: number): Promise<Asked> {
-  const cancel = new CancelScope();
+  // A plain AbortSignal, not a CancelScope: it holds across copies of mcp-chain's modules (a
+  // config file that imports this middleware from sources, served by the bundled CLI).
+  const cancel = new AbortController();
   let timedOut = false;
   let aborted: { reason: unknown } | undefined;
   const timer = setTimeout(() => {
@@ -30,7 +30,7 @@ export async function askUser(ctx: Context, question: McpMessage, timeoutMs: num
     cancel.abort(reason);
   });
   try {
-    const result = await (ctx.related ?? ctx.downstream).request(question, requestScope(cancel, undefined));
+    const result = await (ctx.related ?? ctx.downstream).request(question, { signal: cancel.signal });
     if (aborted) throw aborted.reason;
     return { kind: 'answer', result };
   } catch (error) {
