@@ -56,9 +56,13 @@ function noop(): void {}
 /** Something that can be aborted: a CancelScope, or a standard AbortSignal. */
 export type Abortable = CancelScope | AbortSignal;
 
-/** Subscribes to an abort, cheaply for a CancelScope; returns an unsubscribe. */
+/**
+ * Subscribes to an abort, cheaply for a CancelScope; returns an unsubscribe. A CancelScope is told
+ * by its `onAbort` method, not by `instanceof`: a scope made by a second copy of this module (a
+ * chain file importing mcp-chain's sources while the bundled CLI runs it) is one too.
+ */
 export function onAbort(source: Abortable, callback: (reason: unknown) => void): () => void {
-  if (source instanceof CancelScope) return source.onAbort(callback);
+  if (typeof (source as Partial<CancelScope>).onAbort === 'function') return (source as CancelScope).onAbort(callback);
   if (source.aborted) {
     callback(source.reason);
     return noop;
