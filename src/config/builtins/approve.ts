@@ -39,7 +39,7 @@ export const approveBuiltin = builtin(
         .number()
         .positive()
         .optional()
-        .describe('How long the user has to answer, in milliseconds; then the question is cancelled and the call denied. Default 120000 (the request deadline, --timeout, also applies)'),
+        .describe('How long the user has to answer, in milliseconds; then the question is cancelled and the call denied. Default 50000, under the 60 s request deadline of the session (--timeout) and of SDK clients, which also apply'),
       message: z.string().min(1).optional().describe('The question; {tool} and {arguments} (compact JSON, long strings cut) are filled in'),
       rememberForSession: z.boolean().optional().describe('Offer "Always allow <tool> for this session" (a checkbox in the form); default true'),
     })

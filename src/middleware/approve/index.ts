@@ -43,7 +43,13 @@ export interface ApproveOptions {
    * (-32003) with `data: { tool, reason }`.
    */
   onDeny?: 'result' | 'error';
-  /** How long the user has to answer, in ms; then the question is cancelled and the call denied. Default 120 000. */
+  /**
+   * How long the user has to answer, in ms; then the question is cancelled and the call denied.
+   * Default 50 000: under the 60 s that both the session's request deadline (`--timeout`) and
+   * the official SDK clients' request timeout give a call by default, so that the model reads
+   * "timed out waiting for approval" rather than the call failing as a whole. Raise those too
+   * when you raise this.
+   */
   timeoutMs?: number;
   /**
    * The question; `{tool}` and `{arguments}` (compact JSON, long strings cut) are filled in.
@@ -103,7 +109,7 @@ export function approve(options: ApproveOptions): Middleware {
   if (patterns.length === 0 && !byAnnotations) {
     throw new ChainError('CONFIG', 'approve: nothing to approve: set tools (names or globs) and/or annotations (e.g. { destructiveHint: true })');
   }
-  const timeoutMs = options.timeoutMs ?? 120_000;
+  const timeoutMs = options.timeoutMs ?? 50_000;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new ChainError('CONFIG', `approve.timeoutMs: expected a positive number, found ${timeoutMs}`);
   const { fallback = 'deny', onDeny = 'result', message = DEFAULT_MESSAGE, rememberForSession = true } = options;
   const named = matchAny(patterns);
