@@ -1,4 +1,5 @@
 import type { CommandTable } from './command.js';
+import { pinCommand } from './commands/pin.js';
 import { proxyCommand } from './commands/proxy.js';
 import { runCommand } from './commands/run.js';
 import { serveCommand } from './commands/serve.js';
@@ -16,5 +17,6 @@ export const COMMAND_TABLE: CommandTable = {
     serveCommand,
     validateCommand,
     runCommand,
+    pinCommand,
   ],
 };

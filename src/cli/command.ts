@@ -41,6 +41,8 @@ export interface PositionalDefinition {
   readonly help: string;
   /** It may be left out (only the last positionals of a command may be optional). */
   readonly optional?: boolean;
+  /** It takes every remaining argument (the last positional only): shown as `<name...>` (`[name...]` when optional). */
+  readonly variadic?: boolean;
 }
 
 /** The command line of a server to start, given after `--`. */

@@ -51,7 +51,7 @@ export function parseCommandLine(table: CommandTable, argv: readonly string[]): 
   const missing = command.positionals[positionals.length];
   if (missing && missing.optional !== true) fail(`missing <${missing.name}>`);
   const extra = positionals[command.positionals.length];
-  if (extra !== undefined) {
+  if (extra !== undefined && command.positionals.at(-1)?.variadic !== true) {
     fail(command === table.defaultCommand && command.positionals.length === 0 ? `unknown command '${extra}'` : `unexpected argument '${extra}'`);
   }
   for (const name of Object.keys(values)) {

@@ -61,7 +61,8 @@ export function argumentsOf(command: CommandDefinition): { label: string; help: 
 
 /** `<name>`, or `[name]` when it may be left out. */
 export function positionalLabel(positional: PositionalDefinition): string {
-  return positional.optional === true ? `[${positional.name}]` : `<${positional.name}>`;
+  const name = positional.variadic === true ? `${positional.name}...` : positional.name;
+  return positional.optional === true ? `[${name}]` : `<${name}>`;
 }
 
 /** Options by heading, headings in order of first appearance; the global ones close "Options". */

@@ -177,15 +177,27 @@ export class PinStore {
    * tool, or of those named. Resolves with what it accepted.
    */
   async accept(filter: { namespace?: string; tools?: readonly string[] } = {}): Promise<AcceptedChange[]> {
+    return this.#accept((namespace, tool) =>
+      (filter.namespace === undefined || namespace === filter.namespace) && (filter.tools === undefined || filter.tools.length === 0 || filter.tools.includes(tool)),
+    );
+  }
+
+  /**
+   * Accepts exactly the pending changes listed, each only if its pending hash is still the one
+   * given (the one a person reviewed): a definition that changed again meanwhile stays pending.
+   */
+  async acceptChanges(changes: readonly { namespace: string; tool: string; hash: string }[]): Promise<AcceptedChange[]> {
+    return this.#accept((namespace, tool, entry) => changes.some((change) => change.namespace === namespace && change.tool === tool && change.hash === entry.pending?.hash));
+  }
+
+  async #accept(chosen: (namespace: string, tool: string, entry: PinEntry) => boolean): Promise<AcceptedChange[]> {
     const accepted: AcceptedChange[] = [];
     await this.update((data) => {
       accepted.length = 0;
       const now = this.#now().toISOString();
       for (const [namespace, entries] of Object.entries(data.namespaces)) {
-        if (filter.namespace !== undefined && namespace !== filter.namespace) continue;
         for (const [tool, entry] of Object.entries(entries)) {
-          if (entry.pending === undefined) continue;
-          if (filter.tools !== undefined && filter.tools.length > 0 && !filter.tools.includes(tool)) continue;
+          if (entry.pending === undefined || !chosen(namespace, tool, entry)) continue;
           accepted.push({ namespace, tool, from: entry.hash, to: entry.pending.hash });
           entries[tool] = { hash: entry.pending.hash, definition: entry.pending.definition, firstSeen: entry.firstSeen, acceptedAt: now };
         }
