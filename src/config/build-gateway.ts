@@ -8,6 +8,7 @@ import { filter } from '../middleware/filter/index.js';
 import type { SessionOptions } from '../session/session.js';
 import type { TimeoutOptions } from '../session/timeouts.js';
 import { aggregate, type Aggregate } from '../upstream/aggregate/aggregate.js';
+import { commands } from '../upstream/commands/commands.js';
 import type { AggregateMember, AggregateOptions } from '../upstream/aggregate/aggregate-options.js';
 import { http } from '../upstream/http/http.js';
 import { sse } from '../upstream/http/sse.js';
@@ -137,6 +138,8 @@ function transportOf(server: ServerConfig): Upstream {
       return sse({ name: server.name, url: server.url, headers: server.headers, env: RESOLVED });
     case 'upstream':
       return server.upstream;
+    case 'commands':
+      return commands({ name: server.name, tools: server.commands, env: server.env, cwd: server.cwd });
   }
 }
 

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { Middleware } from '../chain/middleware.js';
 import type { Upstream } from '../core/upstream.js';
 import { IGNORED_ROOT_KEYS, IGNORED_SERVER_KEYS } from './client-keys.js';
+import { COMMANDS_SCHEMA } from './command-tool-schema.js';
 import { describeValue } from './describe-value.js';
 import { isUpstream } from './is-upstream.js';
 import { BUILTIN_MIDDLEWARE } from './middleware-registry.js';
@@ -150,6 +151,7 @@ export const SERVER_SCHEMA = z
     env_http_headers: stringMap.optional().describe('(Codex) Header name -> the environment variable holding its value'),
     bearer_token_env_var: z.string().min(1).optional().describe('(Codex) The environment variable holding a bearer token'),
     upstream: upstreamObject.optional().describe('(TypeScript configs) The server as an Upstream object'),
+    commands: COMMANDS_SCHEMA.optional(),
     disabled: z.boolean().optional().describe('Left out when true'),
     enabled: z.boolean().optional().describe('Left out when false'),
     timeout: milliseconds.optional().describe('Deadline of each request to it, ms'),
@@ -170,7 +172,7 @@ export const SERVER_SCHEMA = z
     middleware: middlewareList.optional().describe('Middleware in front of this server alone, client to server'),
     ...Object.fromEntries(Object.entries(IGNORED_SERVER_KEYS).map(([key, client]) => [key, z.unknown().optional().describe(`(${client}) Accepted and ignored`)])),
   })
-  .describe('One MCP server: `command` (stdio) or `url` (HTTP)');
+  .describe('One MCP server: `command` (stdio), `url` (HTTP), or `commands` (command-line programs as tools)');
 JSON_SCHEMA_EDITS.set(SERVER_SCHEMA, (schema) => {
   delete (schema.properties as Record<string, unknown>).upstream;
 });

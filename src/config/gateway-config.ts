@@ -1,5 +1,6 @@
 import type { Middleware } from '../chain/middleware.js';
 import type { Upstream } from '../core/upstream.js';
+import type { CommandTool } from '../upstream/commands/command-options.js';
 
 /**
  * A config file after loading, validation and `${VAR}` interpolation: what `mcp-chain serve` and
@@ -40,7 +41,7 @@ export interface GatewayTimeouts {
   readonly listMs?: number | undefined;
 }
 
-export type ServerConfig = StdioServerConfig | RemoteServerConfig | InProcessServerConfig;
+export type ServerConfig = StdioServerConfig | RemoteServerConfig | InProcessServerConfig | CommandsServerConfig;
 
 interface ServerConfigBase {
   /** Its key in the file. */
@@ -82,6 +83,17 @@ export interface RemoteServerConfig extends ServerConfigBase {
 export interface InProcessServerConfig extends ServerConfigBase {
   readonly transport: 'upstream';
   readonly upstream: Upstream;
+}
+
+/** `commands`: command-line programs as tools, run by mcp-chain itself (`commands()`). */
+export interface CommandsServerConfig extends ServerConfigBase {
+  readonly transport: 'commands';
+  /** The tools by name, interpolated, each `cwd` absolute. */
+  readonly commands: Readonly<Record<string, CommandTool>>;
+  /** Of every tool (a tool's own `env` wins); `envFile` merged in. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Default working directory of the tools, absolute. */
+  readonly cwd?: string | undefined;
 }
 
 export type FrontConfig =

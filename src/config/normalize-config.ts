@@ -3,6 +3,8 @@ import { createRequire } from 'node:module';
 import { isAbsolute, resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import type { Logger } from '../log/logger.js';
+import type { CommandArg, CommandTool } from '../upstream/commands/command-options.js';
+import { commandToolProblems } from '../upstream/commands/command-tool-problems.js';
 import { IGNORED_ROOT_KEYS, IGNORED_SERVER_KEYS } from './client-keys.js';
 import type { ConfigProblem } from './config-error.js';
 import { formatPath, type ConfigPath } from './config-path.js';
@@ -126,14 +128,19 @@ function normalizeServer(name: string, server: RawServer, path: ConfigPath, oute
     if (Object.hasOwn(IGNORED_SERVER_KEYS, key)) context.log.debug(`${context.file}: ${formatPath([...path, key])}: ignored (a setting of ${IGNORED_SERVER_KEYS[key]} that mcp-chain does not use)`);
   }
   const urlKeys = (['url', 'httpUrl', 'serverUrl'] as const).filter((key) => server[key] !== undefined);
-  const given = [...(server.upstream === undefined ? [] : ['upstream']), ...(server.command === undefined ? [] : ['command']), ...urlKeys];
+  const given = [...(server.upstream === undefined ? [] : ['upstream']), ...(server.command === undefined ? [] : ['command']), ...urlKeys, ...(server.commands === undefined ? [] : ['commands'])];
   if (given.length > 1) {
-    problem(path, `give one of ${given.map((key) => `"${key}"`).join(', ')}, not ${given.length === 2 ? 'both' : 'several'}: "command" starts a local server, "url" reaches a remote one`);
+    problem(path, `give one of ${given.map((key) => `"${key}"`).join(', ')}, not ${given.length === 2 ? 'both' : 'several'}: "command" starts a local server, "url" reaches a remote one${server.commands === undefined ? '' : ', "commands" makes tools of programs'}`);
+    return undefined;
+  }
+  if (server.commands !== undefined && server.type !== undefined) {
+    problem([...path, 'type'], '"commands" takes no "type": mcp-chain runs the programs itself');
     return undefined;
   }
   const [urlKey] = urlKeys;
   let transport: ServerConfig['transport'];
   if (server.upstream !== undefined) transport = 'upstream';
+  else if (server.commands !== undefined) transport = 'commands';
   else if (server.type === 'stdio' || (server.type === undefined && server.command !== undefined)) transport = 'stdio';
   else if (server.type === 'sse') transport = 'sse';
   else transport = 'http';
@@ -145,7 +152,7 @@ function normalizeServer(name: string, server: RawServer, path: ConfigPath, oute
     problem(path, server.type === undefined ? 'expected "command" (a local server) or "url" (a remote one)' : `missing "url": "type" is ${JSON.stringify(server.type)}`);
     return undefined;
   }
-  const misplaced = transport === 'stdio' ? REMOTE_KEYS : transport === 'upstream' ? [...LOCAL_KEYS, ...REMOTE_KEYS] : LOCAL_KEYS;
+  const misplaced = transport === 'stdio' ? REMOTE_KEYS : transport === 'upstream' ? [...LOCAL_KEYS, ...REMOTE_KEYS] : transport === 'commands' ? ['args' as const, ...REMOTE_KEYS] : LOCAL_KEYS;
   for (const key of misplaced) {
     if (server[key] !== undefined) context.log.warn(`${context.file}: ${formatPath([...path, key])}: ignored: it applies to ${LOCAL_KEYS.includes(key as (typeof LOCAL_KEYS)[number]) ? 'a server started with "command"' : 'a remote server ("url")'}`);
   }
@@ -170,6 +177,10 @@ function normalizeServer(name: string, server: RawServer, path: ConfigPath, oute
   switch (transport) {
     case 'upstream':
       return { ...base, transport, upstream: server.upstream as NonNullable<RawServer['upstream']> };
+    case 'commands': {
+      const cwd = server.cwd === undefined ? undefined : resolve(context.dir, text(server.cwd, [...path, 'cwd']));
+      return { ...base, transport, commands: normalizeCommands(server.commands ?? {}, cwd, [...path, 'commands'], tools), env: serverEnv(server, path, tools, disabled), cwd };
+    }
     case 'stdio':
       return {
         ...base,
@@ -186,6 +197,34 @@ function normalizeServer(name: string, server: RawServer, path: ConfigPath, oute
       return { ...base, transport, url, headers: serverHeaders(server, path, tools, disabled) };
     }
   }
+}
+
+/**
+ * The tools of a `commands` server: `${VAR}` resolved in the program, literal arguments, flags,
+ * `cwd` and `env` values (never in parameters: those are the model's); each `cwd` made absolute
+ * (relative to the server's, else to the config file); a definition that does not hold together
+ * (a placeholder naming no parameter, an unused parameter, ...) is a problem at its place.
+ */
+function normalizeCommands(commands: NonNullable<RawServer['commands']>, serverCwd: string | undefined, path: ConfigPath, { context, problem, text }: Tools): Record<string, CommandTool> {
+  const tools: Record<string, CommandTool> = {};
+  for (const [name, raw] of Object.entries(commands)) {
+    const at = [...path, name];
+    const args = (raw.args ?? []).map((arg, index): CommandArg => {
+      if (typeof arg === 'string') return text(arg, [...at, 'args', index]);
+      if ('literal' in arg) return { literal: text(arg.literal, [...at, 'args', index, 'literal']) };
+      return arg.flag === undefined ? { param: arg.param } : { param: arg.param, flag: text(arg.flag, [...at, 'args', index, 'flag']) };
+    });
+    const tool: CommandTool = withoutUndefined({
+      ...raw,
+      command: text(raw.command, [...at, 'command']),
+      args,
+      cwd: raw.cwd === undefined ? serverCwd : resolve(serverCwd ?? context.dir, text(raw.cwd, [...at, 'cwd'])),
+      env: raw.env === undefined ? undefined : Object.fromEntries(Object.entries(raw.env).map(([key, value]) => [key, text(value, [...at, 'env', key])])),
+    });
+    for (const found of commandToolProblems(tool)) problem([...at, ...found.path], found.message);
+    tools[name] = tool;
+  }
+  return tools;
 }
 
 /** The variables of `envFile`, then those `env_vars` passes on, then `env` (which wins). */

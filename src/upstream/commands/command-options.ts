@@ -49,6 +49,9 @@ export interface CommandParameter {
  */
 export type CommandArg = string | { readonly param: string; readonly flag?: string | undefined } | { readonly literal: string };
 
+/** A tool's annotations (`readOnlyHint`, `destructiveHint`, …), as the spec's `ToolAnnotations`. */
+export type CommandAnnotations = { readonly [K in keyof ToolAnnotations]?: ToolAnnotations[K] | undefined };
+
 /** One command-line program as an MCP tool. */
 export interface CommandTool {
   /** For the model: what the tool does. */
@@ -73,7 +76,7 @@ export interface CommandTool {
   /** At most this many runs at once; further calls wait for a turn. Default: no limit. */
   readonly maxConcurrent?: number | undefined;
   /** Passed to the tool as it is (`readOnlyHint`, `destructiveHint`, …). */
-  readonly annotations?: ToolAnnotations | undefined;
+  readonly annotations?: CommandAnnotations | undefined;
 }
 
 /** Options of {@link commands}. */

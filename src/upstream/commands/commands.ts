@@ -11,14 +11,15 @@ import { McpError } from '../../errors/mcp-error.js';
 import { defaultEnvironment } from '../default-environment.js';
 import { local, type LocalServer, type LocalTool } from '../local.js';
 import { ArgvTemplate } from './argv-template.js';
-import type { CommandTool, CommandsOptions } from './command-options.js';
+import type { ToolAnnotations } from '../../spec/index.js';
+import type { CommandAnnotations, CommandTool, CommandsOptions } from './command-options.js';
 import { COMMAND_OUTPUT_SCHEMA, commandResult } from './command-result.js';
 import { COMMAND_TOOL_NAME, commandToolProblems } from './command-tool-problems.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
 import { runCommand } from './run-command.js';
 import { checkArguments, inputSchemaOf } from './tool-arguments.js';
 
-export type { CommandArg, CommandParameter, CommandParameterType, CommandParameterValue, CommandTool, CommandsOptions } from './command-options.js';
+export type { CommandAnnotations, CommandArg, CommandParameter, CommandParameterType, CommandParameterValue, CommandTool, CommandsOptions } from './command-options.js';
 
 /** Default deadline of a run, ms. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
@@ -84,7 +85,7 @@ function commandLocalTool(name: string, tool: CommandTool, options: CommandsOpti
     ...(tool.title === undefined ? {} : { title: tool.title }),
     inputSchema: inputSchemaOf(parameters),
     outputSchema: COMMAND_OUTPUT_SCHEMA,
-    ...(tool.annotations === undefined ? {} : { annotations: { ...tool.annotations } }),
+    ...(tool.annotations === undefined ? {} : { annotations: definedOnly(tool.annotations) }),
     handler: async (args, ctx) => {
       const values = checkArguments(parameters, args);
       const argv = template.expand(values);
@@ -110,4 +111,9 @@ function commandLocalTool(name: string, tool: CommandTool, options: CommandsOpti
       }
     },
   };
+}
+
+/** The annotations without the keys whose value is undefined. */
+function definedOnly(annotations: CommandAnnotations): ToolAnnotations {
+  return Object.fromEntries(Object.entries(annotations).filter(([, value]) => value !== undefined)) as ToolAnnotations;
 }
