@@ -60,8 +60,10 @@ describe('discover: finding the right tool among 500', () => {
       const found = (result.structuredContent as unknown as Found).tools.map((tool) => tool.name);
       if (!found.includes(expected)) misses.push(`${query} → ${expected} (got ${found.join(', ')})`);
     }
-    // Two queries still miss (see the report of the ranking): kept as they were written.
-    assert.deepEqual(misses.map((miss) => miss.split(' → ')[0]), ['schedule a meeting with Alice next week', 'move a Linear issue to done']);
+    // Two queries still miss (create_event ranks 11th; Linear's update_issue 9th, behind Jira's
+    // transition_issue, "Move a Jira issue to another status ... Done"): kept as they were written.
+    const known = ['schedule a meeting with Alice next week', 'move a Linear issue to done'];
+    assert.deepEqual(misses.filter((miss) => !known.includes(miss.split(' → ')[0] ?? '')), []);
     assert.ok(QUERIES.length - misses.length >= 38, misses.join('\n'));
     await h.close();
   });
