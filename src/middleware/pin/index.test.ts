@@ -70,7 +70,7 @@ describe('pin: trust on first use', () => {
     assert.deepEqual(s.names, ['echo']);
     assert.deepEqual(
       log.lines.map((line) => [line.level, line.message]),
-      [['info', 'pin: pinned tool "echo" (first seen)']],
+      [['info', 'pin: pinned 1 new tool of "srv" (trust on first use): echo']],
     );
     const file = JSON.parse(readFileSync(store, 'utf8')) as { version: number; namespaces: Record<string, Record<string, JsonObject>> };
     const entry = file.namespaces.srv?.echo;

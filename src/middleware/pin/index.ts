@@ -87,7 +87,7 @@ const MAX_PAGES = 100;
  * `outputSchema` and `annotations` (see `PINNED_FIELDS`), hashed as SHA-256 of their canonical
  * JSON; the hash is of what the server sent, before any stripping.
  *
- * - First seen: pinned, logged at info. Same hash: nothing.
+ * - First seen: pinned, logged at info (one line per list). Same hash: nothing.
  * - Different: recorded as the entry's `pending` change (for `mcp-chain pin accept` to show and
  *   accept), and then `warn`: a warning naming the tool, the tool shown; `hide`: the tool left out
  *   of the list, a call to it refused with -32602 `Tool "<name>" changed since it was pinned …`;
@@ -151,6 +151,12 @@ export function pin(options: PinOptions = {}): Middleware {
       throw new McpError(ErrorCode.InternalError, `The gateway cannot check the tools against their pins: ${message}`);
     }
 
+    const pinnedNow = seen.filter((tool) => verdicts.get(tool.name) === 'new' && !logged.has(`new ${tool.name} ${tool.hash}`));
+    if (pinnedNow.length > 0) {
+      for (const tool of pinnedNow) once(`new ${tool.name} ${tool.hash}`, () => undefined);
+      const names = pinnedNow.map((tool) => tool.name);
+      log.info(`pin: pinned ${names.length} new ${names.length === 1 ? 'tool' : 'tools'} of "${namespace}" (trust on first use): ${names.join(', ')}`, { namespace, tools: names });
+    }
     const shown: unknown[] = [];
     for (const item of items as unknown[]) {
       if (!isJsonObject(item) || typeof item.name !== 'string') {
@@ -160,7 +166,6 @@ export function pin(options: PinOptions = {}): Middleware {
       const name = item.name;
       const hash = seen.find((tool) => tool.name === name)?.hash ?? '';
       const verdict = verdicts.get(name);
-      if (verdict === 'new') once(`new ${name} ${hash}`, () => log.info(`pin: pinned tool "${name}" (first seen)`, { namespace, tool: name, hash }));
       if (verdict === 'changed') {
         const fields = changedFields(pinned[name]?.definition, item);
         const what = `tool "${name}" changed since it was pinned (${fields.join(', ')} ${fields.length === 1 ? 'differs' : 'differ'})`;
