@@ -53,6 +53,10 @@ export class CancelScope {
 
 function noop(): void {}
 
+function isCancelScope(source: Abortable): source is CancelScope {
+  return typeof (source as Partial<CancelScope>).onAbort === 'function';
+}
+
 /** Something that can be aborted: a CancelScope, or a standard AbortSignal. */
 export type Abortable = CancelScope | AbortSignal;
 
@@ -62,7 +66,7 @@ export type Abortable = CancelScope | AbortSignal;
  * chain file importing mcp-chain's sources while the bundled CLI runs it) is one too.
  */
 export function onAbort(source: Abortable, callback: (reason: unknown) => void): () => void {
-  if (typeof (source as Partial<CancelScope>).onAbort === 'function') return (source as CancelScope).onAbort(callback);
+  if (isCancelScope(source)) return source.onAbort(callback);
   if (source.aborted) {
     callback(source.reason);
     return noop;
