@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { McpError } from '../../errors/mcp-error.js';
 import type { JsonObject } from '../../message/jsonrpc.js';
 import { harness, type Harness } from '../../testing/harness.js';
-import { alive, ARGV_PROGRAM, BEHAVE_PROGRAM, hangingGroup } from './_test/programs.js';
+import { alive, ARGV_PROGRAM, BEHAVE_PROGRAM, fixtureChildren, hangingGroup } from './_test/programs.js';
 import { commands } from './commands.js';
 import { COMMAND_OUTPUT_SCHEMA } from './command-result.js';
 
@@ -42,6 +42,7 @@ const server = commands({
     cat: { description: 'Copies stdin', command: node, args: [BEHAVE_PROGRAM, 'stdin'], parameters: { text: { type: 'string', required: true } }, stdin: 'text' },
     big: { description: 'Writes a lot', command: node, args: [BEHAVE_PROGRAM, 'bytes', '5000'], maxOutputBytes: 100 },
     missing: { description: 'Not installed', command: 'no-such-program-mcp-chain' },
+    one_at_a_time: { description: 'Never ends, one at a time', command: node, args: [BEHAVE_PROGRAM, 'hang'], maxConcurrent: 1 },
   },
 });
 
@@ -77,7 +78,7 @@ describe('commands', () => {
     const { tools } = await h.request('tools/list');
     assert.deepEqual(
       tools.map((tool) => tool.name),
-      ['argv', 'after_dashes', 'fail', 'hang', 'hang_long', 'env', 'cwd', 'sub_cwd', 'cat', 'big', 'missing'],
+      ['argv', 'after_dashes', 'fail', 'hang', 'hang_long', 'env', 'cwd', 'sub_cwd', 'cat', 'big', 'missing', 'one_at_a_time'],
     );
     assert.deepEqual(tools[0], {
       name: 'argv',
@@ -163,6 +164,32 @@ describe('commands', () => {
       assert.ok(Date.now() < deadline, `still running: ${members.filter(alive).join(', ')}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+  });
+
+  test('maxConcurrent: a second call waits for the first to end before its program starts', async () => {
+    const waitFor = async <T>(check: () => T | undefined, what: string): Promise<T> => {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const value = check();
+        if (value !== undefined) return value;
+        assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    void h.call('tools/call', { name: 'one_at_a_time', arguments: {} }, 'first').catch(() => undefined);
+    const [first] = await waitFor(() => (fixtureChildren().length === 1 ? fixtureChildren() : undefined), 'the first run');
+    void h.call('tools/call', { name: 'one_at_a_time', arguments: {} }, 'second').catch(() => undefined);
+    // A ping sent after the second call has been answered: the second call has been read, and must wait.
+    await h.request('ping');
+    assert.deepEqual(fixtureChildren(), [first]);
+    h.notify('notifications/cancelled', { requestId: 'first' });
+    const [second] = await waitFor(() => {
+      const now = fixtureChildren();
+      return now.length === 1 && now[0] !== first ? now : undefined;
+    }, 'the second run, once the first has ended');
+    assert.equal(alive(first as number), false);
+    h.notify('notifications/cancelled', { requestId: 'second' });
+    await waitFor(() => (alive(second as number) ? undefined : true), 'the second run to end');
   });
 
   test("the environment: a safe default set, the server's and the tool's variables, none of our secrets", async () => {

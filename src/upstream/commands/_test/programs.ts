@@ -66,3 +66,19 @@ export async function hangingGroup(size = 2, safetyMs = 10_000): Promise<number[
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** Our children running a fixture program, from /proc. */
+export function fixtureChildren(): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) === process.pid && fields[0] !== 'Z' && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(BEHAVE_PROGRAM)) found.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
