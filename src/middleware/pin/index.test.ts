@@ -232,6 +232,34 @@ describe('pin: a changed definition', () => {
     assert.equal(log.lines[0]?.level, 'error');
   });
 
+  test('fails closed: with a corrupt store a call is refused too (-32603), and once the file is fixed the call is judged and passes', async () => {
+    const store = storeFile();
+    writeFileSync(store, 'garbage');
+    const server = local({ tools: [{ name: 'echo', handler: () => ({ content: [{ type: 'text', text: 'ran' }] }) }] });
+    const h = await harness(chain(pin({ store, onChange: 'hide', logger: recorder() })).to(server));
+    try {
+      await assert.rejects(h.request('tools/list'), { code: -32603 });
+      await assert.rejects(h.request('tools/call', { name: 'echo', arguments: {} }), { code: -32603, message: /is corrupt/ });
+      rmSync(store);
+      assert.deepEqual((await h.request('tools/call', { name: 'echo', arguments: {} })).content, [{ type: 'text', text: 'ran' }]);
+      assert.deepEqual(Object.keys((await new PinStore(store).read()).namespaces.gateway ?? {}), ['echo']);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('a server without tools: calls are not held up by listing again and again', async () => {
+    const server = scripted({ 'tools/list': () => Promise.reject(new Error('no tools')), 'prompts/get': () => ({ messages: [] }) });
+    const h = await harness(chain(pin({ store: storeFile(), onChange: 'block', logger: recorder() })).to(server));
+    try {
+      await h.request('prompts/get', { name: 'p' });
+      await h.request('prompts/get', { name: 'p' });
+      assert.equal(server.received.filter((message) => message.method === 'tools/list').length, 1);
+    } finally {
+      await h.close();
+    }
+  });
+
   test('a wrong maxDescriptionLength is a ChainError', () => {
     assert.throws(() => pin({ scan: { maxDescriptionLength: 0 } }), ChainError);
   });

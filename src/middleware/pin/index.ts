@@ -65,6 +65,8 @@ interface SessionPins {
   poisoned: Map<string, McpError>;
   /** Set when a tool changed and onChange is block. */
   blocked: McpError | undefined;
+  /** Whether a tools/list of the session was checked against the store (its first page). */
+  listed: boolean;
   /** A listing made for a call that came before any tools/list of the session. */
   listing: Promise<void> | undefined;
 }
@@ -96,7 +98,11 @@ const MAX_PAGES = 100;
  *   -32602 naming the changed tool. Decisions are remade at every `tools/list`, so an accept
  *   (from any process) applies at the next list.
  * - A call before its session listed the tools lists them first (through the rest of the chain).
- * - A store that cannot be read (a corrupt file) fails `tools/list` with -32603 saying so.
+ * - A store that cannot be read (a corrupt file) fails `tools/list`, and the calls it would judge,
+ *   with -32603 saying so (fail closed); the file is never overwritten.
+ * - In one server's own middleware list of a gateway, a hidden tool is no longer in the gateway's
+ *   catalog, so a call to it is the gateway's -32602 `Unknown tool: <name>` (the reason is logged);
+ *   on the gateway's own list the refusals above reach the client as written.
  *
  * @example
  * chain()
@@ -121,7 +127,7 @@ export function pin(options: PinOptions = {}): Middleware {
   const stateOf = (session: SessionInfo): SessionPins => {
     let state = sessions.get(session);
     if (!state) {
-      state = { changed: new Map(), poisoned: new Map(), blocked: undefined, listing: undefined };
+      state = { changed: new Map(), poisoned: new Map(), blocked: undefined, listed: false, listing: undefined };
       sessions.set(session, state);
     }
     return state;
@@ -150,6 +156,7 @@ export function pin(options: PinOptions = {}): Middleware {
       log.error(`pin: ${message}`);
       throw new McpError(ErrorCode.InternalError, `The gateway cannot check the tools against their pins: ${message}`);
     }
+    if (firstPage) state.listed = true;
 
     const pinnedNow = seen.filter((tool) => verdicts.get(tool.name) === 'new' && !logged.has(`new ${tool.name} ${tool.hash}`));
     if (pinnedNow.length > 0) {
@@ -241,6 +248,15 @@ export function pin(options: PinOptions = {}): Middleware {
   async function listFirst(ctx: Context, next: Next): Promise<void> {
     const state = stateOf(ctx.session);
     state.listing ??= (async () => {
+      try {
+        await listAll();
+      } finally {
+        state.listing = undefined;
+      }
+    })();
+    await state.listing;
+
+    async function listAll(): Promise<void> {
       let cursor: string | undefined;
       const seen = new Set<string>();
       for (let page = 0; page < MAX_PAGES; page++) {
@@ -248,15 +264,15 @@ export function pin(options: PinOptions = {}): Middleware {
         try {
           reply = await next({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } });
         } catch {
-          return; // a server without tools: nothing to pin
+          state.listed = true; // a server that lists no tools: nothing to pin
+          return;
         }
         await reviewPage(ctx, reply, page === 0);
         cursor = typeof reply?.nextCursor === 'string' ? reply.nextCursor : undefined;
         if (cursor === undefined || seen.has(cursor)) return;
         seen.add(cursor);
       }
-    })();
-    await state.listing;
+    }
   }
 
   return async function pin(ctx, next) {
@@ -274,7 +290,8 @@ export function pin(options: PinOptions = {}): Middleware {
     }
     const refusable = method === 'tools/call' || (onChange === 'block' && REFUSED_WHEN_BLOCKED.has(method));
     if (!refusable) return next();
-    if (sessions.get(ctx.session) === undefined) await listFirst(ctx, next);
+    // Fail closed: a call is judged only once its session's tools were checked against the store.
+    if (sessions.get(ctx.session)?.listed !== true) await listFirst(ctx, next);
     const state = stateOf(ctx.session);
     if (state.blocked !== undefined) throw state.blocked;
     if (method === 'tools/call') {

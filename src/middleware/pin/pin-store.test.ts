@@ -54,6 +54,21 @@ describe('PinStore', () => {
     assert.deepEqual(await store.accept(), []);
   });
 
+  test('acceptChanges accepts only the pending definition that was reviewed: one that changed again stays pending', async () => {
+    const store = new PinStore(storeFile());
+    await store.check('ns', [tool('a'), tool('b')]);
+    await store.check('ns', [tool('a', 'sha256:a2'), tool('b', 'sha256:b2')]);
+    const reviewed = [
+      { namespace: 'ns', tool: 'a', hash: 'sha256:a2' },
+      { namespace: 'ns', tool: 'b', hash: 'sha256:b2' },
+    ];
+    await store.check('ns', [tool('b', 'sha256:b3')]);
+    assert.deepEqual(await store.acceptChanges(reviewed), [{ namespace: 'ns', tool: 'a', from: 'sha256:a', to: 'sha256:a2' }]);
+    const data = await store.read();
+    assert.equal(data.namespaces.ns?.b?.hash, 'sha256:b');
+    assert.equal(data.namespaces.ns?.b?.pending?.hash, 'sha256:b3');
+  });
+
   test('two stores on one file, many interleaved writes: no entry is lost', async () => {
     const file = storeFile();
     const one = new PinStore(file);
