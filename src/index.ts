@@ -50,6 +50,16 @@ export { http, sse, type HttpOptions } from './upstream/http/index.js';
 export { shared, type SharedOptions, type SharedUpstream } from './upstream/shared/index.js';
 export { aggregate, type Aggregate } from './upstream/aggregate/aggregate.js';
 export type { AggregateMember, AggregateOptions } from './upstream/aggregate/aggregate-options.js';
+export {
+  commands,
+  type CommandAnnotations,
+  type CommandArg,
+  type CommandParameter,
+  type CommandParameterType,
+  type CommandParameterValue,
+  type CommandsOptions,
+  type CommandTool,
+} from './upstream/commands/commands.js';
 
 // Config files
 export { defineConfig, type BuiltinMiddlewareName, type ConfigInput, type HttpFrontInput, type MiddlewareInput, type ServerInput } from './config/define-config.js';
@@ -86,6 +96,33 @@ export {
 } from './middleware/redact/index.js';
 export { limitResult, type LimitResultOptions, type ResultCap } from './middleware/limit-result/index.js';
 export { audit, type AuditMiddleware, type AuditOptions, type AuditRecord } from './middleware/audit/index.js';
+export {
+  approve,
+  APPROVAL_DENIED,
+  type ApprovalDeniedData,
+  type ApprovalHints,
+  type ApprovalRecord,
+  type ApproveOptions,
+  type DenyReason,
+} from './middleware/approve/index.js';
+export { discover, type DiscoverOptions, type MetaToolNames } from './middleware/discover/index.js';
+export {
+  defaultPinStorePath,
+  pin,
+  PinStore,
+  PinStoreError,
+  type AcceptedChange,
+  type PendingChange,
+  type PinChangeAction,
+  type PinEntry,
+  type PinFile,
+  type PinOptions,
+  type PinScanOptions,
+  type PinStoreOptions,
+  type PinVerdict,
+  type PoisonRule,
+  type SeenTool,
+} from './middleware/pin/index.js';
 
 // Fronts
 export { serveStdio, type ServeStdioOptions, type StdioFront } from './front/serve-stdio.js';

@@ -58,6 +58,33 @@ describe('describeConfig (what `mcp-chain validate` prints)', () => {
     for (const secret of ['ghp_s3cret', 'tok3n', 'pw@']) assert.ok(!text.includes(secret), secret);
   });
 
+  test('a server of command-line programs: each tool with its program and argv template, placeholders as {param} and [flag {param}]', () => {
+    const text = describeConfig(
+      config([
+        {
+          ...base,
+          name: 'repo',
+          path: 'mcpServers.repo',
+          transport: 'commands',
+          env: { TOKEN: 't0ken' },
+          cwd: '/home/me/src/app',
+          commands: {
+            grep: { description: 'Search', command: 'grep', args: ['-rn', { param: 'ignoreCase', flag: '-i' }, '--', '{pattern}', { literal: 'a b' }] },
+            status: { description: 'Status', command: 'git' },
+          },
+        },
+        { ...base, name: 'other', path: 'mcpServers.other', transport: 'stdio', command: 'other', args: [], env: {} },
+      ]),
+    );
+    assert.match(text, /^ {2}repo: command-line programs as tools$/m);
+    assert.match(text, /^ {4}tool grep: grep -rn \[-i \{ignoreCase\}\] -- \{pattern\} 'a b'$/m);
+    assert.match(text, /^ {4}tool status: git$/m);
+    assert.match(text, /^ {4}env: TOKEN$/m);
+    assert.match(text, /^ {4}cwd: \/home\/me\/src\/app$/m);
+    assert.match(text, /^ {4}names: repo__<name>$/m);
+    assert.ok(!text.includes('t0ken'));
+  });
+
   test('values that came from the environment are shown as the ${NAME} they came from', () => {
     const text = describeConfig(
       config([{ ...base, name: 'api', path: 'mcpServers.api', transport: 'stdio', command: 'server', args: ['--key', 'k-12345', '-v'], env: {} }]),

@@ -1,5 +1,6 @@
 import type { FrontConfig, GatewayConfig, MiddlewareConfig, ServerConfig } from '../config/gateway-config.js';
 import { defaultPrefix, safeName } from '../upstream/aggregate/names.js';
+import type { CommandArg } from '../upstream/commands/commands.js';
 
 export interface DescribeConfigOptions {
   /**
@@ -32,8 +33,23 @@ export function describeConfig(config: GatewayConfig, options: DescribeConfigOpt
   return `${out.join('\n')}\n`;
 }
 
+const KIND: Readonly<Record<ServerConfig['transport'], string>> = {
+  stdio: 'stdio',
+  http: 'Streamable HTTP',
+  sse: 'legacy HTTP+SSE',
+  upstream: 'in-process',
+  commands: 'command-line programs as tools',
+};
+
+/** One element of a command tool's argv template, as it reads: `{param}`, `[-n {count}]`. */
+function argText(arg: CommandArg, hide: (text: string) => string): string {
+  if (typeof arg === 'string') return shellWord(hide(arg));
+  if ('literal' in arg) return shellWord(hide(arg.literal));
+  return arg.flag === undefined ? `{${arg.param}}` : `[${arg.flag} {${arg.param}}]`;
+}
+
 function serverLines(server: ServerConfig, config: GatewayConfig, enabledCount: number, hide: (text: string) => string): string[] {
-  const kind = server.transport === 'upstream' ? 'in-process' : server.transport === 'http' ? 'Streamable HTTP' : server.transport === 'sse' ? 'legacy HTTP+SSE' : 'stdio';
+  const kind = KIND[server.transport];
   const lines = [`  ${server.name}: ${kind}${server.disabled ? ', disabled' : ''}`];
   const field = (name: string, value: string): void => {
     lines.push(`    ${name}: ${value}`);
@@ -51,6 +67,11 @@ function serverLines(server: ServerConfig, config: GatewayConfig, enabledCount: 
       break;
     case 'upstream':
       field('upstream', 'an object of the TypeScript config');
+      break;
+    case 'commands':
+      for (const [name, tool] of Object.entries(server.commands)) field(`tool ${name}`, [shellWord(hide(tool.command)), ...(tool.args ?? []).map((arg) => argText(arg, hide))].join(' '));
+      if (Object.keys(server.env).length > 0) field('env', Object.keys(server.env).join(', '));
+      if (server.cwd !== undefined) field('cwd', hide(server.cwd));
       break;
   }
   field('names', namesText(server, config, enabledCount));

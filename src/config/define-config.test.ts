@@ -27,12 +27,13 @@ const SERVER_INPUT_KEYS: Record<keyof ServerInput, true> = {
   headers: true, http_headers: true, env_http_headers: true, bearer_token_env_var: true, upstream: true, disabled: true, enabled: true,
   timeout: true, tool_timeout_sec: true, startupTimeout: true, startup_timeout_sec: true, startup_timeout_ms: true, tools: true,
   includeTools: true, excludeTools: true, enabled_tools: true, disabled_tools: true, prefix: true, isolation: true, middleware: true,
+  commands: true,
 };
 const CONFIG_INPUT_KEYS: Record<keyof ConfigInput, true> = {
   $schema: true, mcpServers: true, servers: true, mcp_servers: true, http: true, serverInfo: true, timeouts: true, naming: true, middleware: true,
 };
 const BUILTIN_NAMES: Record<BuiltinMiddlewareName, true> = {
-  filter: true, rename: true, log: true, transform: true, validate: true, rateLimit: true, cache: true, timeout: true, retry: true, redact: true, limitResult: true, audit: true,
+  filter: true, rename: true, log: true, transform: true, validate: true, rateLimit: true, cache: true, timeout: true, retry: true, redact: true, limitResult: true, audit: true, approve: true, discover: true, pin: true,
 };
 
 describe('defineConfig', () => {

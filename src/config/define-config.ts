@@ -2,12 +2,16 @@
 // to import (no zod here). config-schema.ts is what checks a config; a test keeps the two in step.
 import type { Middleware } from '../chain/middleware.js';
 import type { Upstream } from '../core/upstream.js';
+import type { CommandTool } from '../upstream/commands/commands.js';
 import type { FilterOptions, FilterRule } from '../middleware/filter/index.js';
 import type { LogOptions } from '../middleware/log/index.js';
 import type { RenameOptions } from '../middleware/rename/index.js';
+import type { ApproveOptions } from '../middleware/approve/index.js';
 import type { AuditOptions } from '../middleware/audit/index.js';
 import type { CacheOptions } from '../middleware/cache/index.js';
+import type { DiscoverOptions } from '../middleware/discover/index.js';
 import type { LimitResultOptions } from '../middleware/limit-result/index.js';
+import type { PinOptions } from '../middleware/pin/index.js';
 import type { RateLimitOptions } from '../middleware/rate-limit/index.js';
 import type { RedactOptions } from '../middleware/redact/index.js';
 import type { RetryOptions } from '../middleware/retry/index.js';
@@ -28,7 +32,10 @@ export type BuiltinMiddlewareName =
   | 'retry'
   | 'redact'
   | 'limitResult'
-  | 'audit';
+  | 'audit'
+  | 'approve'
+  | 'discover'
+  | 'pin';
 
 /**
  * One entry of a `middleware` list, in the order they run (client to server): a middleware
@@ -50,6 +57,9 @@ export type MiddlewareInput =
   | { readonly redact: RedactOptions }
   | { readonly limitResult: LimitResultOptions }
   | { readonly audit: Omit<AuditOptions, 'logger' | 'now' | 'append'> }
+  | { readonly approve: ApproveOptions }
+  | { readonly discover: DiscoverOptions }
+  | { readonly pin: Omit<PinOptions, 'logger' | 'store'> & { readonly store?: string } }
   | {
       /** A path relative to the config file (`./audit.js`), or a package. */
       readonly module: string;
@@ -78,6 +88,11 @@ export interface ServerInput {
   /** Relative to the config file. */
   readonly cwd?: string;
   readonly url?: string;
+  /**
+   * Command-line programs run as tools by mcp-chain itself (instead of `command` or `url`): each
+   * entry is a tool, its `args` a template of argv elements, never a shell string.
+   */
+  readonly commands?: Readonly<Record<string, CommandTool>>;
   /** (Gemini CLI) A Streamable HTTP endpoint. */
   readonly httpUrl?: string;
   /** (Windsurf) As `url`. */

@@ -4,9 +4,12 @@ import { filter, type FilterOptions } from '../middleware/filter/index.js';
 import { log, type LogOptions } from '../middleware/log/index.js';
 import { rename, type RenameOptions } from '../middleware/rename/index.js';
 import { builtin, type BuiltinMiddleware } from './builtin-middleware.js';
+import { approveBuiltin } from './builtins/approve.js';
 import { auditBuiltin } from './builtins/audit.js';
 import { cacheBuiltin } from './builtins/cache.js';
+import { discoverBuiltin } from './builtins/discover.js';
 import { limitResultBuiltin } from './builtins/limit-result.js';
+import { pinBuiltin } from './builtins/pin.js';
 import { rateLimitBuiltin } from './builtins/rate-limit.js';
 import { redactBuiltin } from './builtins/redact.js';
 import { retryBuiltin } from './builtins/retry.js';
@@ -79,4 +82,7 @@ export const BUILTIN_MIDDLEWARE: Readonly<Record<string, BuiltinMiddleware>> = {
   redact: redactBuiltin,
   limitResult: limitResultBuiltin,
   audit: auditBuiltin,
+  approve: approveBuiltin,
+  discover: discoverBuiltin,
+  pin: pinBuiltin,
 };

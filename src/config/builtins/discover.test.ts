@@ -7,7 +7,6 @@ import { harness } from '../../testing/harness.js';
 import { local } from '../../upstream/local.js';
 import { configErrorOf, tempDir, write } from '../_test/config-files.js';
 import { loadConfig } from '../load-config.js';
-import { BUILTIN_MIDDLEWARE } from '../middleware-registry.js';
 import { problemsFromIssues } from '../zod-problems.js';
 import { discoverBuiltin } from './discover.js';
 
@@ -19,7 +18,6 @@ function problemsOf(options: unknown): string[] {
   );
 }
 
-const needsRegistry = Object.hasOwn(BUILTIN_MIDDLEWARE, 'discover') ? false : 'discover is not in the registry yet (middleware-registry.ts)';
 
 describe('discover in a config file', () => {
   test('options as a file writes them make a working middleware', async () => {
@@ -43,7 +41,7 @@ describe('discover in a config file', () => {
     assert.deepEqual(problemsOf({ names: { search: 'find', describe: 'show', call: 'run' }, alwaysShow: ['memory__*'], minTools: 40, defaultLimit: 5, maxLimit: 20 }), []);
   });
 
-  test('a config file names it, and a wrong option is a problem at its place in the file', { skip: needsRegistry }, async () => {
+  test('a config file names it, and a wrong option is a problem at its place in the file', async () => {
     const dir = tempDir();
     const good = write(dir, 'good.json', { mcpServers: { a: { command: 'a' } }, middleware: [{ discover: { minTools: 40 } }] });
     assert.deepEqual((await loadConfig(good)).middleware.map((entry) => ('name' in entry ? entry.name : undefined)), ['discover']);

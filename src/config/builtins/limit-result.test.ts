@@ -6,7 +6,6 @@ import { harness } from '../../testing/harness.js';
 import { local } from '../../upstream/local.js';
 import { configErrorOf, tempDir, write } from '../_test/config-files.js';
 import { loadConfig } from '../load-config.js';
-import { BUILTIN_MIDDLEWARE } from '../middleware-registry.js';
 import { problemsFromIssues } from '../zod-problems.js';
 import { limitResultBuiltin } from './limit-result.js';
 
@@ -18,7 +17,6 @@ function problemsOf(options: unknown): string[] {
   );
 }
 
-const needsRegistry = Object.hasOwn(BUILTIN_MIDDLEWARE, 'limitResult') ? false : 'limitResult is not in the registry yet (middleware-registry.ts)';
 
 describe('limitResult in a config file', () => {
   test('options as a file writes them make a working middleware', async () => {
@@ -37,7 +35,7 @@ describe('limitResult in a config file', () => {
     assert.deepEqual(problemsOf({ maxBytes: 100_000, tools: { 'github__*': { maxTextChars: 20_000, onExceed: 'error' } } }), []);
   });
 
-  test('a config file names it, and a wrong option is a problem at its place in the file', { skip: needsRegistry }, async () => {
+  test('a config file names it, and a wrong option is a problem at its place in the file', async () => {
     const dir = tempDir();
     const good = write(dir, 'good.json', { mcpServers: { a: { command: 'a' } }, middleware: [{ limitResult: { maxBytes: 100_000 } }] });
     assert.deepEqual((await loadConfig(good)).middleware.map((entry) => ('name' in entry ? entry.name : undefined)), ['limitResult']);

@@ -3,7 +3,6 @@ import { describe, test } from 'node:test';
 import { silentLogger } from '../../log/stderr-logger.js';
 import { configErrorOf, tempDir, write } from '../_test/config-files.js';
 import { loadConfig } from '../load-config.js';
-import { BUILTIN_MIDDLEWARE } from '../middleware-registry.js';
 import { problemsFromIssues } from '../zod-problems.js';
 import { retryBuiltin } from './retry.js';
 
@@ -15,7 +14,6 @@ function problemsOf(options: unknown): string[] {
   );
 }
 
-const needsRegistry = Object.hasOwn(BUILTIN_MIDDLEWARE, 'retry') ? false : 'retry is not in the registry yet (middleware-registry.ts)';
 
 describe('retry in a config file', () => {
   test('options as a file writes them make a middleware', () => {
@@ -28,7 +26,7 @@ describe('retry in a config file', () => {
     assert.deepEqual(problemsOf({ tools: ['get_*'], idempotentHint: true, on: ['timeout', 'isError'], maxAttempts: 4, initialDelayMs: 100, maxDelayMs: 2000, multiplier: 3 }), []);
   });
 
-  test('a config file names it, and a wrong option is a problem at its place in the file', { skip: needsRegistry }, async () => {
+  test('a config file names it, and a wrong option is a problem at its place in the file', async () => {
     const dir = tempDir();
     const good = write(dir, 'good.json', { mcpServers: { a: { command: 'a' } }, middleware: [{ retry: { tools: ['a__get_*'] } }] });
     assert.deepEqual((await loadConfig(good)).middleware.map((entry) => ('name' in entry ? entry.name : undefined)), ['retry']);

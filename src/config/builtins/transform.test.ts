@@ -8,13 +8,9 @@ import { silentLogger } from '../../log/stderr-logger.js';
 import { harness } from '../../testing/harness.js';
 import { local } from '../../upstream/local.js';
 import { configErrorOf, tempDir, write } from '../_test/config-files.js';
-import type { BuiltinMiddleware } from '../builtin-middleware.js';
 import { loadConfig } from '../load-config.js';
-import { BUILTIN_MIDDLEWARE } from '../middleware-registry.js';
 import { transformBuiltin } from './transform.js';
 
-// Until the registry lists it (then this is a no-op).
-(BUILTIN_MIDDLEWARE as Record<string, BuiltinMiddleware>).transform ??= transformBuiltin;
 
 const dir = tempDir();
 let files = 0;

@@ -17,7 +17,6 @@ import { closeNames } from './close-names.js';
 import { DEFAULT_META_TOOL_NAMES, metaTools, type MetaToolNames } from './meta-tools.js';
 import { type Catalog, SessionCatalogs } from './session-catalog.js';
 
-export { ToolIndex, type RankedTool } from './tool-index.js';
 export type { MetaToolNames } from './meta-tools.js';
 
 export interface DiscoverOptions {

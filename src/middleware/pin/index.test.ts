@@ -10,7 +10,8 @@ import type { JsonObject } from '../../message/jsonrpc.js';
 import { harness } from '../../testing/harness.js';
 import { local } from '../../upstream/local.js';
 import { scripted } from '../_test/scripted.js';
-import { pin, PinStore, toolHash, type PinOptions } from './index.js';
+import { pin, PinStore, type PinOptions } from './index.js';
+import { toolHash } from './tool-hash.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-chain-pin-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

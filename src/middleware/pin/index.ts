@@ -22,9 +22,7 @@ import { PINNED_FIELDS, pinnedDefinition, toolHash } from './tool-hash.js';
 
 export { defaultPinStorePath, PinStore, PinStoreError } from './pin-store.js';
 export type { AcceptedChange, PendingChange, PinEntry, PinFile, PinStoreOptions, PinVerdict, SeenTool } from './pin-store.js';
-export { DEFAULT_MAX_DESCRIPTION_LENGTH, scanTool, stripPoison } from './poison-scan.js';
-export type { PoisonFinding, PoisonRule, PoisonScanOptions } from './poison-scan.js';
-export { PINNED_FIELDS, pinnedDefinition, toolHash } from './tool-hash.js';
+export type { PoisonRule } from './poison-scan.js';
 
 /** What happens when a server presents a tool whose definition differs from the pinned one. */
 export type PinChangeAction = 'warn' | 'hide' | 'block';
