@@ -9,24 +9,21 @@ import { after, before, describe, it } from 'node:test';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { gatewayTarget, serverBin, workspace, type Workspace } from '../helpers/gateway.js';
 import { callTool, textOf } from '../helpers/mcp.js';
-import { connectClient, proxyBuilt, repoRoot, type Connection } from '../helpers/targets.js';
+import { connectClient, proxyBuilt, type Connection } from '../helpers/targets.js';
 
 const T = { timeout: 30_000 };
 
+/** A JSON config naming the built-in, so the bundled CLI runs its own copy of approve. */
 function configFile(ws: Workspace): string {
-  const json = (value: unknown): string => JSON.stringify(value);
   return ws.write(
-    'mcp-chain.config.ts',
-    `import { approve } from ${json(`${repoRoot}/src/middleware/approve/index.ts`)};
-
-export default {
-  mcpServers: {
-    everything: { command: ${json(process.execPath)}, args: [${json(serverBin('server-everything'))}] },
-    memory: { command: ${json(process.execPath)}, args: [${json(serverBin('server-memory'))}], env: { MEMORY_FILE_PATH: ${json(ws.path('memory.jsonl'))} } },
-  },
-  middleware: [approve({ tools: ['everything__echo'], annotations: { destructiveHint: true } })],
-};
-`,
+    'mcp-chain.config.json',
+    JSON.stringify({
+      mcpServers: {
+        everything: { command: process.execPath, args: [serverBin('server-everything')] },
+        memory: { command: process.execPath, args: [serverBin('server-memory')], env: { MEMORY_FILE_PATH: ws.path('memory.jsonl') } },
+      },
+      middleware: [{ approve: { tools: ['everything__echo'], annotations: { destructiveHint: true } } }],
+    }),
   );
 }
 

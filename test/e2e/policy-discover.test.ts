@@ -9,24 +9,25 @@ import { after, before, describe, it } from 'node:test';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { gatewayTarget, serverBin, workspace, type Workspace } from '../helpers/gateway.js';
 import { callTool, droppedProgress, textOf } from '../helpers/mcp.js';
-import { connectClient, proxyBuilt, repoRoot, type Connection } from '../helpers/targets.js';
+import { connectClient, proxyBuilt, type Connection } from '../helpers/targets.js';
 
 const T = { timeout: 30_000 };
 
-/** The config file: the middleware imported from the repository's sources. */
+/** A YAML config naming the built-in, so the bundled CLI runs its own copy of discover. */
 function configFile(ws: Workspace): string {
-  const json = (value: unknown): string => JSON.stringify(value);
+  const json = (value: unknown): string => JSON.stringify(value); // JSON strings are YAML strings
   return ws.write(
-    'mcp-chain.config.ts',
-    `import { discover } from ${json(`${repoRoot}/src/middleware/discover/index.ts`)};
-
-export default {
-  mcpServers: {
-    everything: { command: ${json(process.execPath)}, args: [${json(serverBin('server-everything'))}] },
-    memory: { command: ${json(process.execPath)}, args: [${json(serverBin('server-memory'))}], env: { MEMORY_FILE_PATH: ${json(ws.path('memory.jsonl'))} } },
-  },
-  middleware: [discover({ alwaysShow: ['memory__read_graph'] })],
-};
+    'mcp-chain.config.yaml',
+    `mcpServers:
+  everything:
+    command: ${json(process.execPath)}
+    args: [${json(serverBin('server-everything'))}]
+  memory:
+    command: ${json(process.execPath)}
+    args: [${json(serverBin('server-memory'))}]
+    env: { MEMORY_FILE_PATH: ${json(ws.path('memory.jsonl'))} }
+middleware:
+  - discover: { alwaysShow: [memory__read_graph] }
 `,
   );
 }

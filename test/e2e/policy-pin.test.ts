@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { directTarget, fixtureEntry, gatewayTarget, listAll, referenceEntry, serverBin, workspace, type Workspace } from '../helpers/gateway.js';
 import { callTool, textOf } from '../helpers/mcp.js';
-import { connectClient, proxyBuilt, proxyEnv, proxyMain, repoRoot, type Connection } from '../helpers/targets.js';
+import { connectClient, proxyBuilt, proxyEnv, proxyMain, type Connection } from '../helpers/targets.js';
 
 const T = { timeout: 60_000 };
 const json = (value: unknown): string => JSON.stringify(value);
@@ -35,19 +35,14 @@ function readStore(file: string): PinFileShape {
 function shiftyConfig(ws: Workspace, onChange: 'warn' | 'hide' | 'block', placement: Placement): string {
   const shifty = fixtureEntry('shifty', { SHIFTY_FILE: ws.path('shifty.json') });
   const calm = fixtureEntry('shifty', { SHIFTY_DESCRIPTION: ORIGINAL });
-  const middleware = `[pin({ store: ${json(ws.path('pins.json'))}, namespace: ${json(placement.namespace)}, onChange: ${json(onChange)} })]`;
+  // The namespace is left to its default: the server's name in its own list, else "gateway".
+  const middleware = [{ pin: { store: 'pins.json', onChange } }];
   return ws.write(
-    'mcp-chain.config.ts',
-    `import { pin } from ${json(`${repoRoot}/src/middleware/pin/index.ts`)};
-
-export default {
-  mcpServers: {
-    shifty: { ...${json(shifty)}${placement.namespace === 'shifty' ? `, middleware: ${middleware}` : ''} },
-    calm: ${json(calm)},
-  },
-  ${placement.namespace === 'gateway' ? `middleware: ${middleware},` : ''}
-};
-`,
+    'mcp-chain.config.json',
+    json({
+      mcpServers: { shifty: placement.namespace === 'shifty' ? { ...shifty, middleware } : shifty, calm },
+      ...(placement.namespace === 'gateway' ? { middleware } : {}),
+    }),
   );
 }
 
@@ -182,16 +177,11 @@ for (const http of [false, true]) {
       assert.ok(proxyBuilt(), 'dist/ is missing: npm run build first');
       ws = workspace('mcp-chain-policy-pin-everything-');
       config = ws.write(
-        'mcp-chain.config.ts',
-        `import { pin } from ${json(`${repoRoot}/src/middleware/pin/index.ts`)};
-
-export default {
-  mcpServers: {
-    everything: { command: ${json(process.execPath)}, args: [${json(serverBin('server-everything'))}] },
-  },
-  middleware: [pin({ store: ${json(ws.path('pins.json'))}, onChange: 'block', scan: { action: 'hide' } })],
-};
-`,
+        'mcp-chain.config.json',
+        json({
+          mcpServers: { everything: { command: process.execPath, args: [serverBin('server-everything')] } },
+          middleware: [{ pin: { store: 'pins.json', onChange: 'block', scan: { action: 'hide' } } }],
+        }),
       );
     });
 
