@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ChainError } from '../../errors/chain-error.js';
 import { BUILTIN_DETECTOR_NAMES, luhn } from './detectors.js';
-import { createRedactor, redactValue, type RedactorOptions } from './redactor.js';
+import { createRedactor, MAX_REDACT_DEPTH, redactValue, type RedactorOptions } from './redactor.js';
 
 const JWT = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c';
 const PEM = [
@@ -157,6 +157,21 @@ describe('redactValue', () => {
     assert.equal(redactValue(value), value);
     assert.equal(redactValue('plain'), 'plain');
     assert.equal(redactValue(42), 42);
+  });
+
+  test(`a value nested deeper than ${MAX_REDACT_DEPTH} levels: the deep part is replaced by [REDACTED:depth], never passed unread, and nothing throws`, () => {
+    let deep: unknown = 'bob@example.com';
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    let out = redactValue({ deep }) as { deep: unknown };
+    let levels = 0;
+    while (Array.isArray(out.deep)) {
+      out = { deep: (out.deep as unknown[])[0] };
+      levels++;
+    }
+    assert.equal(levels, MAX_REDACT_DEPTH - 1);
+    assert.equal(out.deep, '[REDACTED:depth]');
+    const shallow = [[['bob@example.com']]];
+    assert.deepEqual(redactValue(shallow), [[['[REDACTED:email]']]]);
   });
 
   test('with a redactor of its own', () => {

@@ -38,9 +38,15 @@ export interface Redactor {
   /**
    * `value` with every string in it masked, at any depth (object keys are kept). Unchanged parts
    * are the same objects; a value with nothing to mask is returned as it is. Never mutates `value`.
+   * What lies deeper than {@link MAX_REDACT_DEPTH} levels cannot be looked at without running out
+   * of stack, so it is replaced by the mask named `depth` (`[REDACTED:depth]`): nothing unread
+   * passes, and nothing throws.
    */
   value<T>(value: T): T;
 }
+
+/** How deep `value` looks into arrays and objects; deeper parts are replaced, never passed unread. */
+export const MAX_REDACT_DEPTH = 1000;
 
 /** The default mask. */
 export const DEFAULT_MASK = '[REDACTED:{name}]';
@@ -76,7 +82,8 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     for (const pass of passes) out = run(pass, out, masks);
     return out;
   };
-  const value = <T>(input: T): T => (passes.length === 0 ? input : (deep(input, text) as T));
+  const tooDeep = mask.replaceAll('{name}', 'depth');
+  const value = <T>(input: T): T => (passes.length === 0 ? input : (deep(input, text, tooDeep, 0) as T));
   return { detectors: all.map((detector) => detector.name), text, value };
 }
 
@@ -177,15 +184,19 @@ export function patternProblem(pattern: string | RegExp): string | undefined {
   return undefined;
 }
 
-/** `value` with `text` applied to every string in it; the same objects where nothing changed. */
-function deep(value: unknown, text: (input: string) => string): unknown {
+/**
+ * `value` with `text` applied to every string in it; the same objects where nothing changed. An
+ * array or object deeper than {@link MAX_REDACT_DEPTH} becomes `tooDeep`.
+ */
+function deep(value: unknown, text: (input: string) => string, tooDeep: string, depth: number): unknown {
   if (typeof value === 'string') return text(value);
   if (typeof value !== 'object' || value === null) return value;
+  if (depth >= MAX_REDACT_DEPTH) return tooDeep;
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
-      const out = deep(item, text);
+      const out = deep(item, text, tooDeep, depth + 1);
       if (out !== item) (copy ??= value.slice())[i] = out;
     }
     return copy ?? value;
@@ -193,7 +204,7 @@ function deep(value: unknown, text: (input: string) => string): unknown {
   let copy: Record<string, unknown> | undefined;
   for (const key of Object.keys(value)) {
     const item = (value as Record<string, unknown>)[key];
-    const out = deep(item, text);
+    const out = deep(item, text, tooDeep, depth + 1);
     if (out !== item) (copy ??= { ...(value as Record<string, unknown>) })[key] = out;
   }
   return copy ?? value;
