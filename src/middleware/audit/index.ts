@@ -6,14 +6,14 @@
  * that do not fit are counted and the count written to the file. The file rotates by size and age.
  */
 import { CancelledError } from '../../errors/cancelled-error.js';
-import { ErrorCode } from '../../errors/error-code.js';
-import { McpError } from '../../errors/mcp-error.js';
-import type { Context } from '../../chain/context.js';
 import type { Middleware } from '../../chain/middleware.js';
 import type { Logger } from '../../log/logger.js';
 import { stderrLogger } from '../../log/stderr-logger.js';
 import { createRedactor, type Redactor, type RedactorOptions } from '../redact/redactor.js';
+import { auditLine, type AuditRecord } from './audit-line.js';
 import { AuditWriter } from './audit-writer.js';
+
+export type { AuditRecord } from './audit-line.js';
 
 declare module '../../chain/context.js' {
   interface ContextState {
@@ -62,28 +62,6 @@ export interface AuditOptions {
   append?: (file: string, text: string) => Promise<void>;
 }
 
-/** One record of the audit file. */
-export interface AuditRecord {
-  /** When the request arrived here (ISO 8601). */
-  time: string;
-  /** The downstream session's id. */
-  session: string;
-  /** Who the client authenticated as (HTTP fronts with authentication). */
-  identity?: { id: string; method: string };
-  method: string;
-  /** The gateway member: the tool name's part before the separator. */
-  server?: string;
-  /** The tool, as the client named it. */
-  tool?: string;
-  /** The tool's arguments, redacted as configured. */
-  arguments?: unknown;
-  durationMs: number;
-  /** `isError`: a tool that ran and failed. `cancelled`: cancelled by the client. */
-  outcome: 'ok' | 'isError' | 'error' | 'cancelled';
-  error?: { code: number; message: string };
-  /** And whatever later middleware put in `ctx.state.auditExtra`. */
-  [extra: string]: unknown;
-}
 
 /** The `audit` middleware, with a way to flush its queue. */
 export interface AuditMiddleware extends Middleware {
@@ -129,7 +107,7 @@ export function audit(options: AuditOptions): AuditMiddleware {
     const finish = (outcome: AuditRecord['outcome'], error?: unknown): void => {
       if (done) return;
       done = true;
-      writer.push(serialize(record(ctx, time, performance.now() - start, outcome, error, separator, redactor)));
+      writer.push(auditLine(ctx, { time, durationMs: performance.now() - start, outcome, error }, separator, redactor));
     };
     const unsubscribe = ctx.onAbort((reason) => {
       if (reason instanceof CancelledError) finish('cancelled');
@@ -149,41 +127,6 @@ export function audit(options: AuditOptions): AuditMiddleware {
   return Object.assign(middleware, { close: () => writer.close() });
 }
 
-function record(
-  ctx: Context,
-  time: number,
-  ms: number,
-  outcome: AuditRecord['outcome'],
-  error: unknown,
-  separator: string,
-  redactor: Redactor | undefined,
-): AuditRecord {
-  const params = ctx.message.params;
-  const name = params?.name;
-  const tool = ctx.method === 'tools/call' && typeof name === 'string' ? name : undefined;
-  const identity = ctx.session.identity;
-  // Built field by field, in the order the file shows them (cheaper than spreading optional parts).
-  const core = { time: new Date(time).toISOString(), session: ctx.session.id } as AuditRecord;
-  if (identity !== undefined) core.identity = { id: identity.id, method: identity.method };
-  core.method = ctx.method;
-  if (tool !== undefined) {
-    const cut = tool.indexOf(separator);
-    if (cut > 0) core.server = tool.slice(0, cut);
-    core.tool = tool;
-    const args = params?.arguments;
-    if (args !== undefined) core.arguments = redactor ? redactor.value(args) : args;
-  }
-  core.durationMs = Math.round(ms * 1000) / 1000;
-  core.outcome = outcome;
-  if (error !== undefined) core.error = toError(error, redactor);
-  const extra = ctx.state.auditExtra;
-  if (extra === undefined || typeof extra !== 'object') return core;
-  const added = Object.fromEntries(Object.entries(extra).filter(([key]) => !Object.hasOwn(core, key) && !RESERVED.has(key)));
-  return { ...core, ...(redactor ? redactor.value(added) : added) };
-}
-
-const RESERVED = new Set(['time', 'session', 'identity', 'method', 'server', 'tool', 'arguments', 'durationMs', 'outcome', 'error', 'dropped']);
-
 /** The stderr logger, made only when there is something to report. */
 function lazyStderr(): Logger {
   let made: Logger | undefined;
@@ -196,21 +139,4 @@ function lazyStderr(): Logger {
     child: (bindings) => get().child(bindings),
   };
   return logger;
-}
-
-function serialize(entry: AuditRecord): string {
-  try {
-    return JSON.stringify(entry);
-  } catch {
-    // Arguments nested too deeply (or a cycle in auditExtra): the record is still written, without them.
-    const { arguments: _args, ...rest } = entry;
-    const safe = Object.fromEntries(Object.entries(rest).filter(([key]) => RESERVED.has(key)));
-    return JSON.stringify({ ...safe, arguments: { unrecordable: 'could not be serialized' } });
-  }
-}
-
-function toError(error: unknown, redactor: Redactor | undefined): { code: number; message: string } {
-  const code = error instanceof McpError ? error.code : ErrorCode.InternalError;
-  const message = error instanceof Error ? error.message : String(error);
-  return { code, message: redactor ? redactor.text(message) : message };
 }

@@ -188,12 +188,29 @@ describe('rateLimit: token buckets', () => {
     await h.close();
 
     const store = new BucketStore<number>(2);
-    store.use('x', () => 1);
-    store.use('y', () => 2);
-    store.use('x', () => 0);
-    store.use('z', () => 3);
+    store.add('x', 1);
+    store.add('y', 2);
+    assert.equal(store.get('x'), 1);
+    store.add('z', 3);
     assert.equal(store.size, 2);
-    assert.equal(store.use('y', () => 9), 9, 'y was the least recently used');
+    assert.equal(store.get('y'), undefined, 'y was the least recently used');
+    assert.equal(store.get('x'), 1);
+  });
+
+  test('a store under half full keeps its order (a use is one lookup); past half, a used entry moves to the back', () => {
+    const store = new BucketStore<number>(6);
+    for (const [key, value] of [['a', 1], ['b', 2], ['c', 3]] as const) store.add(key, value);
+    assert.equal(store.get('a'), 1); // 3 of 6: not moved
+    store.add('d', 4); // 4 of 6: from here a used entry moves back
+    assert.equal(store.get('a'), 1);
+    store.add('e', 5);
+    store.add('f', 6);
+    store.add('g', 7); // evicts the oldest: b (a moved behind d)
+    assert.equal(store.get('b'), undefined);
+    assert.equal(store.get('a'), 1);
+    store.add('h', 8); // evicts c
+    assert.equal(store.get('c'), undefined);
+    assert.equal(store.size, 6);
   });
 });
 

@@ -71,6 +71,8 @@ interface CompiledRule {
   readonly index: number;
   readonly covers: (tool: string) => boolean;
   readonly key: readonly RateLimitKey[];
+  /** `key` without `session`: what tells buckets apart within one session's own store. */
+  readonly sessionKey: readonly RateLimitKey[];
   readonly shape: BucketShape;
   readonly described: string;
   readonly shared: BucketStore<TokenBucket>;
@@ -115,8 +117,8 @@ export function rateLimit(options: RateLimitOptions = {}): Middleware {
   if (!Number.isInteger(maxBuckets) || maxBuckets < 1) throw new ChainError('CONFIG', `rateLimit: maxBuckets must be a positive integer (got ${maxBuckets})`);
   const limits = (options.limits ?? []).map((rule, index) => compileRule(rule, index, maxBuckets));
   const concurrency = (options.concurrency ?? []).map(compileConcurrency);
-  /** Buckets that belong to one session: released with it. */
-  const sessionBuckets = new WeakMap<SessionInfo, BucketStore<TokenBucket>>();
+  /** Buckets that belong to one session, a store per rule (by its index): released with it. */
+  const sessionBuckets = new WeakMap<SessionInfo, Array<BucketStore<TokenBucket>>>();
   /** Calls in flight per concurrency key; a key is deleted when its count returns to 0. */
   const inFlight = new Map<string, number>();
 
@@ -126,12 +128,21 @@ export function rateLimit(options: RateLimitOptions = {}): Middleware {
     return parts;
   };
 
+  /** The store of `rule`'s buckets for this call: the session's own (one per rule), or the rule's shared one. */
+  const storeOf = (session: SessionInfo, rule: CompiledRule): BucketStore<TokenBucket> => {
+    if (!perSession(session, rule.key)) return rule.shared;
+    let stores = sessionBuckets.get(session);
+    if (!stores) sessionBuckets.set(session, (stores = []));
+    return (stores[rule.index] ??= new BucketStore(maxBuckets));
+  };
+
   const bucketOf = (ctx: Context, tool: string, rule: CompiledRule, at: number): TokenBucket => {
-    const make = (): TokenBucket => fullBucket(rule.shape, at);
-    if (!perSession(ctx.session, rule.key)) return rule.shared.use(partsOf(ctx, tool, rule.key), make);
-    let store = sessionBuckets.get(ctx.session);
-    if (!store) sessionBuckets.set(ctx.session, (store = new BucketStore(maxBuckets)));
-    return store.use(`${rule.index}\u0000${partsOf(ctx, tool, rule.key)}`, make);
+    const store = storeOf(ctx.session, rule);
+    // In a session's own store the session is implied; a key of one part left (the tool, say) is
+    // that part itself: no string made per call.
+    const parts = store === rule.shared ? rule.key : rule.sessionKey;
+    const key = parts.length === 1 ? valueOf(ctx.session, tool, parts[0] as RateLimitKey, separator) : partsOf(ctx, tool, parts);
+    return store.get(key) ?? store.add(key, fullBucket(rule.shape, at));
   };
 
   return async function rateLimit(ctx, next) {
@@ -237,6 +248,7 @@ function compileRule(rule: RateLimitRule, index: number, maxBuckets: number): Co
     index,
     covers: covering(rule.tools),
     key,
+    sessionKey: key.filter((part) => part !== 'session'),
     shape: { rate: rule.rate, perMs, capacity },
     described: `${rule.rate} per ${per}${scopeOf(key, ', per ')}`,
     shared: new BucketStore(maxBuckets),

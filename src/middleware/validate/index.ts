@@ -106,7 +106,7 @@ export function validate(options: ValidateOptions = {}): Middleware {
     const params = ctx.message.params ?? {};
     const name = params.name;
     if (typeof name !== 'string' || denied(name) || !allowed(name)) return next();
-    const tool = await schemas.lookup(ctx.session, next, name);
+    const tool = schemas.known(ctx.session, name) ?? (await schemas.lookup(ctx.session, next, name));
     if (!tool) return next(); // unknown to the server: its own answer says so
 
     const loading = compiler.ready();

@@ -56,6 +56,11 @@ export class ToolSchemas {
     tools.generation++;
   }
 
+  /** The schemas of `name` if this session's lists showed it: no promise on the path of every call. */
+  known(session: SessionInfo, name: string): ToolSchema | undefined {
+    return this.#sessions.get(session)?.byName.get(name);
+  }
+
   /** The schemas of `name`, listing the session's tools through `next` (once) if it was never seen. */
   async lookup(session: SessionInfo, next: Next, name: string): Promise<ToolSchema | undefined> {
     const tools = this.#of(session);
