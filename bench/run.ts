@@ -196,7 +196,7 @@ const FULL: Counts = {
   cold: 3,
   warmup: 500,
   echoSeq: { slices: 10, per: 400 },
-  throughput: { 1: { slices: 6, per: 500 }, 16: { slices: 8, per: 1000 }, 64: { slices: 4, per: 2000 } },
+  throughput: { 1: { slices: 6, per: 500 }, 16: { slices: 8, per: 1000 }, 64: { slices: 4, per: 6000 } },
   payload100k: { slices: 8, per: 5 },
   payload1m: { slices: 5, per: 4 },
   toolsList: { slices: 8, per: 5 },

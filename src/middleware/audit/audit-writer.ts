@@ -55,7 +55,11 @@ export class AuditWriter {
   readonly #now: () => number;
   readonly #append: ((file: string, text: string) => Promise<void>) | undefined;
 
-  #queue: string[] = [];
+  /**
+   * Lines waiting for the disk, each already UTF-8 (a Buffer: one small object off the JS heap,
+   * where a line built from parts is a tree of strings the collector would copy while it waits).
+   */
+  #queue: Buffer[] = [];
   #draining: Promise<void> | undefined;
   /** The timer that starts the next drain, while records wait for the interval. */
   #timer: NodeJS.Timeout | undefined;
@@ -97,7 +101,7 @@ export class AuditWriter {
       this.#drop(1, 'the queue is full (is the disk stalled?)');
       return;
     }
-    this.#queue.push(line + '\n');
+    this.#queue.push(Buffer.from(`${line}\n`, 'utf8'));
     if (this.#draining !== undefined || this.#timer !== undefined) return;
     if (this.#flushIntervalMs <= 0) this.#draining = this.#drain();
     else this.#timer = setTimeout(this.#startDrain, this.#flushIntervalMs);
@@ -133,7 +137,7 @@ export class AuditWriter {
         this.#queue = [];
         const carried = this.#dropped;
         this.#dropped = 0;
-        const batch = carried > 0 ? [JSON.stringify({ time: new Date(this.#now()).toISOString(), dropped: carried }) + '\n', ...records] : records;
+        const batch = carried > 0 ? [Buffer.from(`${JSON.stringify({ time: new Date(this.#now()).toISOString(), dropped: carried })}\n`, 'utf8'), ...records] : records;
         if (await this.#write(batch)) continue;
         // Not written: counted, and tried again with the next record (not in a loop).
         this.#dropped += carried;
@@ -146,28 +150,28 @@ export class AuditWriter {
   }
 
   /** Writes the lines, rotating between them where the size or the age says so. */
-  async #write(lines: readonly string[]): Promise<boolean> {
+  async #write(lines: readonly Buffer[]): Promise<boolean> {
     try {
       if (this.#size === undefined) {
         this.#size = await stat(this.#file).then((stats) => stats.size, () => 0);
         this.#openedAt = this.#now();
       }
-      let chunk = '';
+      const now = this.#now();
+      let chunk: Buffer[] = [];
       let chunkBytes = 0;
       for (const line of lines) {
-        const bytes = Buffer.byteLength(line);
         const size = this.#size + chunkBytes;
-        const old = this.#now() - this.#openedAt >= this.#maxAgeMs;
-        if (size > 0 && (size + bytes > this.#maxBytes || old)) {
-          if (chunk !== '') await this.#appendText(chunk);
-          chunk = '';
+        const old = now - this.#openedAt >= this.#maxAgeMs;
+        if (size > 0 && (size + line.length > this.#maxBytes || old)) {
+          if (chunk.length > 0) await this.#appendBytes(Buffer.concat(chunk, chunkBytes));
+          chunk = [];
           chunkBytes = 0;
           await this.#rotate();
         }
-        chunk += line;
-        chunkBytes += bytes;
+        chunk.push(line);
+        chunkBytes += line.length;
       }
-      if (chunk !== '') await this.#appendText(chunk);
+      if (chunk.length > 0) await this.#appendBytes(Buffer.concat(chunk, chunkBytes));
       this.#size += chunkBytes;
       this.#failed = false;
       return true;
@@ -185,8 +189,8 @@ export class AuditWriter {
    * reopened when the path no longer names the file it holds (checked at most once a second), so a
    * file moved away by another program is not written to forever.
    */
-  async #appendText(text: string): Promise<void> {
-    if (this.#append !== undefined) return this.#append(this.#file, text);
+  async #appendBytes(bytes: Buffer): Promise<void> {
+    if (this.#append !== undefined) return this.#append(this.#file, bytes.toString('utf8'));
     const now = this.#now();
     if (this.#handle !== undefined && now - this.#checkedAt >= RECHECK_MS) {
       const size = await this.#sizeIfStillOpen(this.#handle);
@@ -200,7 +204,7 @@ export class AuditWriter {
       this.#handle = await open(this.#file, 'a');
       this.#checkedAt = now;
     }
-    await this.#handle.appendFile(text, 'utf8');
+    await this.#handle.appendFile(bytes);
   }
 
   /** The file's size if the path still names the open file; `undefined` if it was moved, replaced or deleted. */
