@@ -8,6 +8,7 @@
 import { open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Logger } from '../../log/logger.js';
+import { LineSlabs, type Slab } from './line-slabs.js';
 
 export interface AuditWriterOptions {
   /** The JSONL file to append to. */
@@ -56,10 +57,10 @@ export class AuditWriter {
   readonly #append: ((file: string, text: string) => Promise<void>) | undefined;
 
   /**
-   * Lines waiting for the disk, each already UTF-8 (a Buffer: one small object off the JS heap,
-   * where a line built from parts is a tree of strings the collector would copy while it waits).
+   * Lines waiting for the disk, already UTF-8 in large slabs (where a line kept as a string built
+   * from parts is a tree of strings the collector would copy while it waits).
    */
-  #queue: Buffer[] = [];
+  #queue = new LineSlabs();
   #draining: Promise<void> | undefined;
   /** The timer that starts the next drain, while records wait for the interval. */
   #timer: NodeJS.Timeout | undefined;
@@ -97,11 +98,11 @@ export class AuditWriter {
 
   /** Queues one line (without its newline); never waits. */
   push(line: string): void {
-    if (this.#queue.length >= this.#maxQueue) {
+    if (this.#queue.count >= this.#maxQueue) {
       this.#drop(1, 'the queue is full (is the disk stalled?)');
       return;
     }
-    this.#queue.push(Buffer.from(`${line}\n`, 'utf8'));
+    this.#queue.push(line);
     if (this.#draining !== undefined || this.#timer !== undefined) return;
     if (this.#flushIntervalMs <= 0) this.#draining = this.#drain();
     else this.#timer = setTimeout(this.#startDrain, this.#flushIntervalMs);
@@ -120,7 +121,7 @@ export class AuditWriter {
     }
     while (this.#draining) await this.#draining;
     // Left by a write that failed: one more try.
-    if (this.#queue.length > 0 || this.#dropped > 0) await (this.#draining ??= this.#drain());
+    if (this.#queue.count > 0 || this.#dropped > 0) await (this.#draining ??= this.#drain());
     if (this.#unreported > 0) this.#report();
   }
 
@@ -132,16 +133,16 @@ export class AuditWriter {
 
   async #drain(): Promise<void> {
     try {
-      while (this.#queue.length > 0 || this.#dropped > 0) {
-        const records = this.#queue;
-        this.#queue = [];
+      while (this.#queue.count > 0 || this.#dropped > 0) {
+        const count = this.#queue.count;
+        const records = this.#queue.take();
         const carried = this.#dropped;
         this.#dropped = 0;
-        const batch = carried > 0 ? [Buffer.from(`${JSON.stringify({ time: new Date(this.#now()).toISOString(), dropped: carried })}\n`, 'utf8'), ...records] : records;
+        const batch = carried > 0 ? [droppedLine(this.#now(), carried), ...records] : records;
         if (await this.#write(batch)) continue;
         // Not written: counted, and tried again with the next record (not in a loop).
         this.#dropped += carried;
-        this.#drop(records.length, 'the file cannot be written');
+        this.#drop(count, 'the file cannot be written');
         break;
       }
     } finally {
@@ -149,30 +150,32 @@ export class AuditWriter {
     }
   }
 
-  /** Writes the lines, rotating between them where the size or the age says so. */
-  async #write(lines: readonly Buffer[]): Promise<boolean> {
+  /** Writes the slabs' lines, rotating between two lines where the size or the age says so. */
+  async #write(slabs: readonly Slab[]): Promise<boolean> {
     try {
       if (this.#size === undefined) {
         this.#size = await stat(this.#file).then((stats) => stats.size, () => 0);
         this.#openedAt = this.#now();
       }
       const now = this.#now();
-      let chunk: Buffer[] = [];
-      let chunkBytes = 0;
-      for (const line of lines) {
-        const size = this.#size + chunkBytes;
-        const old = now - this.#openedAt >= this.#maxAgeMs;
-        if (size > 0 && (size + line.length > this.#maxBytes || old)) {
-          if (chunk.length > 0) await this.#appendBytes(Buffer.concat(chunk, chunkBytes));
-          chunk = [];
-          chunkBytes = 0;
-          await this.#rotate();
+      for (const { bytes, ends } of slabs) {
+        // Bytes [from, start) of this slab are written next; the line being looked at is [start, end).
+        let from = 0;
+        let start = 0;
+        for (const end of ends) {
+          const size = this.#size + (start - from);
+          const old = now - this.#openedAt >= this.#maxAgeMs;
+          if (size > 0 && (size + (end - start) > this.#maxBytes || old)) {
+            if (start > from) await this.#appendBytes(bytes.subarray(from, start));
+            this.#size += start - from;
+            from = start;
+            await this.#rotate();
+          }
+          start = end;
         }
-        chunk.push(line);
-        chunkBytes += line.length;
+        if (start > from) await this.#appendBytes(bytes.subarray(from, start));
+        this.#size += start - from;
       }
-      if (chunk.length > 0) await this.#appendBytes(Buffer.concat(chunk, chunkBytes));
-      this.#size += chunkBytes;
       this.#failed = false;
       return true;
     } catch (error) {
@@ -250,6 +253,12 @@ export class AuditWriter {
     this.#unreported = 0;
     this.#lastReport = this.#now();
   }
+}
+
+/** The `{"time":…,"dropped":N}` line, as a slab of its own. */
+function droppedLine(time: number, dropped: number): Slab {
+  const bytes = Buffer.from(`${JSON.stringify({ time: new Date(time).toISOString(), dropped })}\n`, 'utf8');
+  return { bytes, ends: [bytes.length] };
 }
 
 /** Older first: by time stamp, then by the collision number. */
