@@ -5,12 +5,12 @@
  * Writing never blocks a call: records go through a bounded queue to one async writer; records
  * that do not fit are counted and the count written to the file. The file rotates by size and age.
  */
-import { CancelledError } from '../../errors/cancelled-error.js';
+import { watchOutcome } from '../../chain/watch-outcome.js';
 import type { Middleware } from '../../chain/middleware.js';
 import type { Logger } from '../../log/logger.js';
 import { stderrLogger } from '../../log/stderr-logger.js';
 import { createRedactor, type Redactor, type RedactorOptions } from '../redact/redactor.js';
-import { auditLine, type AuditRecord } from './audit-line.js';
+import { auditLine } from './audit-line.js';
 import { AuditWriter } from './audit-writer.js';
 
 export type { AuditRecord } from './audit-line.js';
@@ -103,26 +103,9 @@ export function audit(options: AuditOptions): AuditMiddleware {
     if (scope === 'tools' ? ctx.method !== 'tools/call' : ctx.method === 'initialize') return next();
     const time = now();
     const start = performance.now();
-    let done = false;
-    const finish = (outcome: AuditRecord['outcome'], error?: unknown): void => {
-      if (done) return;
-      done = true;
+    return watchOutcome(ctx, next, (outcome, error) => {
       writer.push(auditLine(ctx, { time, durationMs: performance.now() - start, outcome, error }, separator, redactor));
-    };
-    const unsubscribe = ctx.onAbort((reason) => {
-      if (reason instanceof CancelledError) finish('cancelled');
-      else finish('error', reason);
     });
-    try {
-      const reply = await next();
-      finish(ctx.method === 'tools/call' && reply?.isError === true ? 'isError' : 'ok');
-      return reply;
-    } catch (error) {
-      finish('error', error);
-      throw error;
-    } finally {
-      unsubscribe();
-    }
   };
   return Object.assign(middleware, { close: () => writer.close() });
 }

@@ -7,7 +7,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import type { Context, Direction } from '../../chain/context.js';
 import type { Middleware } from '../../chain/middleware.js';
 import { ErrorCode } from '../../errors/error-code.js';
-import { CancelledError } from '../../errors/cancelled-error.js';
+import { watchOutcome } from '../../chain/watch-outcome.js';
 import { McpError } from '../../errors/mcp-error.js';
 import type { Logger } from '../../log/logger.js';
 import type { JsonObject } from '../../message/jsonrpc.js';
@@ -73,10 +73,7 @@ export function log(options: LogOptions = {}): LogMiddleware {
     if (level === 'call' && ctx.kind !== 'request') return next();
     const time = new Date().toISOString();
     const start = performance.now();
-    let done = false;
-    const finish = (outcome: LogEntry['outcome'], error?: unknown): void => {
-      if (done) return;
-      done = true;
+    return watchOutcome(ctx, next, (outcome, error) => {
       const line = entry(ctx, time, performance.now() - start, outcome, error, includeParams);
       try {
         out.write(line);
@@ -84,22 +81,7 @@ export function log(options: LogOptions = {}): LogMiddleware {
         // params nested too deeply to serialize: the line is still written, without them.
         out.write({ ...line, params: { unloggable: 'nested too deeply to serialize' } });
       }
-    };
-    const unsubscribe = ctx.onAbort((reason) => {
-      // A cancel by the client is 'cancelled'; a timeout or a session that ended is an error.
-      if (reason instanceof CancelledError) finish('cancelled');
-      else finish('error', reason);
     });
-    try {
-      const reply = await next();
-      finish(ctx.method === 'tools/call' && reply?.isError === true ? 'isError' : 'ok');
-      return reply;
-    } catch (error) {
-      finish('error', error);
-      throw error;
-    } finally {
-      unsubscribe();
-    }
   };
   return Object.assign(middleware, { close: out.close });
 }
