@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after } from 'node:test';
 import type { LogFields, Logger } from '../../log/logger.js';
+import type { BuiltinMiddleware } from '../builtin-middleware.js';
 import { ConfigError } from '../config-error.js';
+import { problemsFromIssues } from '../zod-problems.js';
 
 /** A temporary directory, removed when the suite (file) ends. */
 export function tempDir(prefix = 'mcp-chain-config-'): string {
@@ -46,4 +48,13 @@ export async function configErrorOf(promise: Promise<unknown>): Promise<ConfigEr
     throw error;
   }
   throw new Error('expected a ConfigError, but the config loaded');
+}
+
+/** What a config file would be told about `options` of `builtin`: `path: message` per problem (none: valid). */
+export function optionProblems(builtin: BuiltinMiddleware, options: unknown): string[] {
+  const parsed = builtin.options.safeParse(options);
+  if (parsed.success) return [];
+  return problemsFromIssues(parsed.error.issues, { file: 'config.json', schema: builtin.options, data: options, locate: () => undefined }).map(
+    (problem) => `${problem.path}: ${problem.message}`,
+  );
 }

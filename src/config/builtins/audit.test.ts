@@ -6,19 +6,11 @@ import { chain } from '../../chain/chain.js';
 import { silentLogger } from '../../log/stderr-logger.js';
 import { harness } from '../../testing/harness.js';
 import { local } from '../../upstream/local.js';
-import { configErrorOf, tempDir, write } from '../_test/config-files.js';
+import { configErrorOf, optionProblems, tempDir, write } from '../_test/config-files.js';
 import { loadConfig } from '../load-config.js';
-import { problemsFromIssues } from '../zod-problems.js';
 import { auditBuiltin } from './audit.js';
 
-function problemsOf(options: unknown): string[] {
-  const parsed = auditBuiltin.options.safeParse(options);
-  if (parsed.success) return [];
-  return problemsFromIssues(parsed.error.issues, { file: 'config.json', schema: auditBuiltin.options, data: options, locate: () => undefined }).map(
-    (problem) => `${problem.path}: ${problem.message}`,
-  );
-}
-
+const problemsOf = (options: unknown): string[] => optionProblems(auditBuiltin, options);
 
 describe('audit in a config file', () => {
   test('options as a file writes them make a working middleware, its file relative to the config file', async () => {

@@ -2,26 +2,9 @@ import { isAbsolute, resolve } from 'node:path';
 import * as z from 'zod';
 import { audit, type AuditOptions } from '../../middleware/audit/index.js';
 import { BUILTIN_DETECTOR_NAMES } from '../../middleware/redact/detectors.js';
-import { patternProblem, type RedactorOptions } from '../../middleware/redact/redactor.js';
+import type { RedactorOptions } from '../../middleware/redact/redactor.js';
 import { builtin } from '../builtin-middleware.js';
-
-const custom = z
-  .strictObject({
-    name: z
-      .string()
-      .regex(/^[A-Za-z0-9._-]{1,64}$/, 'expected a name of letters, digits, ".", "_" and "-" (at most 64)')
-      .describe('Shown in the mask: `[REDACTED:<name>]`'),
-    pattern: z
-      .string()
-      .min(1)
-      .superRefine((pattern, ctx) => {
-        const problem = patternProblem(pattern);
-        if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-      })
-      .describe('A JavaScript regular expression (Unicode mode; no backreferences; must not match the empty string)'),
-    ignoreCase: z.boolean().optional().describe('Match regardless of case'),
-  })
-  .describe('A detector of your own');
+import { customDetector } from './redact.js';
 
 const redactor = z
   .strictObject({
@@ -29,7 +12,7 @@ const redactor = z
       .array(z.enum(BUILTIN_DETECTOR_NAMES))
       .optional()
       .describe(`The built-in detectors to use; default: all (${BUILTIN_DETECTOR_NAMES.join(', ')}); [] for none`),
-    custom: z.array(custom).optional().describe('More detectors: { name, pattern, ignoreCase? }, tried after the built-in ones'),
+    custom: z.array(customDetector).optional().describe('More detectors: { name, pattern, ignoreCase? }, tried after the built-in ones'),
     mask: z.string().optional().describe('What replaces a secret; `{name}` becomes the detector\'s name. Default "[REDACTED:{name}]"'),
   })
   .describe('Which detectors mask the recorded arguments');

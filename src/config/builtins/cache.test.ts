@@ -4,20 +4,12 @@ import { chain } from '../../chain/chain.js';
 import { silentLogger } from '../../log/stderr-logger.js';
 import { harness } from '../../testing/harness.js';
 import { local } from '../../upstream/local.js';
-import { configErrorOf, tempDir, write } from '../_test/config-files.js';
+import { configErrorOf, optionProblems, tempDir, write } from '../_test/config-files.js';
 import { loadConfig } from '../load-config.js';
-import { problemsFromIssues } from '../zod-problems.js';
 import { cacheBuiltin } from './cache.js';
 
 /** The problems a config file's `cache` options give, as `path: message`. */
-function problemsOf(options: unknown): string[] {
-  const parsed = cacheBuiltin.options.safeParse(options);
-  if (parsed.success) return [];
-  return problemsFromIssues(parsed.error.issues, { file: 'config.json', schema: cacheBuiltin.options, data: options, locate: () => undefined }).map(
-    (problem) => `${problem.path}: ${problem.message}`,
-  );
-}
-
+const problemsOf = (options: unknown): string[] => optionProblems(cacheBuiltin, options);
 
 describe('cache in a config file', () => {
   test('options as a file writes them make a working middleware', async () => {
@@ -30,7 +22,6 @@ describe('cache in a config file', () => {
     assert.deepEqual(again.content, [{ type: 'text', text: '1' }]);
     await h.close();
   });
-
 
   test('wrong options are problems with their path', () => {
     assert.deepEqual(problemsOf({ ttlMs: { tools: -5 } }), ['ttlMs.tools: expected at least 0, found -5']);

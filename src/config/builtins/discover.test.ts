@@ -5,19 +5,11 @@ import { silentLogger } from '../../log/stderr-logger.js';
 import type { JsonObject } from '../../message/jsonrpc.js';
 import { harness } from '../../testing/harness.js';
 import { local } from '../../upstream/local.js';
-import { configErrorOf, tempDir, write } from '../_test/config-files.js';
+import { configErrorOf, optionProblems, tempDir, write } from '../_test/config-files.js';
 import { loadConfig } from '../load-config.js';
-import { problemsFromIssues } from '../zod-problems.js';
 import { discoverBuiltin } from './discover.js';
 
-function problemsOf(options: unknown): string[] {
-  const parsed = discoverBuiltin.options.safeParse(options);
-  if (parsed.success) return [];
-  return problemsFromIssues(parsed.error.issues, { file: 'config.json', schema: discoverBuiltin.options, data: options, locate: () => undefined }).map(
-    (problem) => `${problem.path}: ${problem.message}`,
-  );
-}
-
+const problemsOf = (options: unknown): string[] => optionProblems(discoverBuiltin, options);
 
 describe('discover in a config file', () => {
   test('options as a file writes them make a working middleware', async () => {

@@ -6,19 +6,11 @@ import { silentLogger } from '../../log/stderr-logger.js';
 import { PinStore } from '../../middleware/pin/index.js';
 import { harness } from '../../testing/harness.js';
 import { local } from '../../upstream/local.js';
-import { configErrorOf, tempDir, write } from '../_test/config-files.js';
+import { configErrorOf, optionProblems, tempDir, write } from '../_test/config-files.js';
 import { loadConfig } from '../load-config.js';
-import { problemsFromIssues } from '../zod-problems.js';
 import { pinBuiltin } from './pin.js';
 
-function problemsOf(options: unknown): string[] {
-  const parsed = pinBuiltin.options.safeParse(options);
-  if (parsed.success) return [];
-  return problemsFromIssues(parsed.error.issues, { file: 'config.json', schema: pinBuiltin.options, data: options, locate: () => undefined }).map(
-    (problem) => `${problem.path}: ${problem.message}`,
-  );
-}
-
+const problemsOf = (options: unknown): string[] => optionProblems(pinBuiltin, options);
 
 async function listThrough(options: Record<string, unknown>, context: { dir: string; server?: string }): Promise<void> {
   const mw = pinBuiltin.create(options, { ...context, file: join(context.dir, 'mcp-chain.json'), log: silentLogger });

@@ -3,21 +3,13 @@ import { describe, test } from 'node:test';
 import { chain } from '../../chain/chain.js';
 import { harness } from '../../testing/harness.js';
 import { local } from '../../upstream/local.js';
-import { configErrorOf, tempDir, write } from '../_test/config-files.js';
+import { configErrorOf, optionProblems, tempDir, write } from '../_test/config-files.js';
 import { loadConfig } from '../load-config.js';
-import { problemsFromIssues } from '../zod-problems.js';
 import { rateLimitBuiltin } from './rate-limit.js';
 import { silentLogger } from '../../log/stderr-logger.js';
 
 /** The problems a config file's `rateLimit` options give, as `path: message`. */
-function problemsOf(options: unknown): string[] {
-  const parsed = rateLimitBuiltin.options.safeParse(options);
-  if (parsed.success) return [];
-  return problemsFromIssues(parsed.error.issues, { file: 'config.json', schema: rateLimitBuiltin.options, data: options, locate: () => undefined }).map(
-    (problem) => `${problem.path}: ${problem.message}`,
-  );
-}
-
+const problemsOf = (options: unknown): string[] => optionProblems(rateLimitBuiltin, options);
 
 describe('rateLimit in a config file', () => {
   test('options as a file writes them make a working middleware', async () => {
@@ -29,7 +21,6 @@ describe('rateLimit in a config file', () => {
     assert.equal((refused.error as { code: number }).code, -32029);
     await h.close();
   });
-
 
   test('wrong options are problems with their path', () => {
     assert.deepEqual(problemsOf({ limits: [{ rate: 10, per: 'day' }] }), ['limits[0].per: expected one of "second", "minute", "hour" or a number, found a string']);

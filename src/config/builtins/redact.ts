@@ -4,7 +4,8 @@ import { BUILTIN_DETECTOR_NAMES } from '../../middleware/redact/detectors.js';
 import { patternProblem } from '../../middleware/redact/redactor.js';
 import { builtin } from '../builtin-middleware.js';
 
-const custom = z
+/** A detector of a config file's own, as `redact` and `audit` take it. */
+export const customDetector = z
   .strictObject({
     name: z
       .string()
@@ -30,7 +31,7 @@ export const redactBuiltin = builtin(
       .array(z.enum(BUILTIN_DETECTOR_NAMES))
       .optional()
       .describe(`The built-in detectors to use; default: all (${BUILTIN_DETECTOR_NAMES.join(', ')}); [] for none`),
-    custom: z.array(custom).optional().describe('More detectors: { name, pattern, ignoreCase? }, tried after the built-in ones'),
+    custom: z.array(customDetector).optional().describe('More detectors: { name, pattern, ignoreCase? }, tried after the built-in ones'),
     mask: z.string().optional().describe('What replaces a secret; `{name}` becomes the detector\'s name. Default "[REDACTED:{name}]"'),
     arguments: z
       .boolean()

@@ -1,19 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { silentLogger } from '../../log/stderr-logger.js';
-import { configErrorOf, tempDir, write } from '../_test/config-files.js';
+import { configErrorOf, optionProblems, tempDir, write } from '../_test/config-files.js';
 import { loadConfig } from '../load-config.js';
-import { problemsFromIssues } from '../zod-problems.js';
 import { retryBuiltin } from './retry.js';
 
-function problemsOf(options: unknown): string[] {
-  const parsed = retryBuiltin.options.safeParse(options);
-  if (parsed.success) return [];
-  return problemsFromIssues(parsed.error.issues, { file: 'config.json', schema: retryBuiltin.options, data: options, locate: () => undefined }).map(
-    (problem) => `${problem.path}: ${problem.message}`,
-  );
-}
-
+const problemsOf = (options: unknown): string[] => optionProblems(retryBuiltin, options);
 
 describe('retry in a config file', () => {
   test('options as a file writes them make a middleware', () => {

@@ -5,21 +5,13 @@ import { chain } from '../../chain/chain.js';
 import { silentLogger } from '../../log/stderr-logger.js';
 import { harness } from '../../testing/harness.js';
 import { local } from '../../upstream/local.js';
-import { configErrorOf, tempDir, write } from '../_test/config-files.js';
+import { configErrorOf, optionProblems, tempDir, write } from '../_test/config-files.js';
 import { loadConfig } from '../load-config.js';
 import { parseConfigText } from '../parse-config-text.js';
-import { problemsFromIssues } from '../zod-problems.js';
 import { validateBuiltin } from './validate.js';
 
 /** The problems a config file's `validate` options give, as `path: message`. */
-function problemsOf(options: unknown): string[] {
-  const parsed = validateBuiltin.options.safeParse(options);
-  if (parsed.success) return [];
-  return problemsFromIssues(parsed.error.issues, { file: 'config.json', schema: validateBuiltin.options, data: options, locate: () => undefined }).map(
-    (problem) => `${problem.path}: ${problem.message}`,
-  );
-}
-
+const problemsOf = (options: unknown): string[] => optionProblems(validateBuiltin, options);
 
 const count = {
   name: 'count',
@@ -40,7 +32,6 @@ describe('validate in a config file', () => {
     });
     await h.close();
   });
-
 
   test('wrong options are problems with their path', () => {
     assert.deepEqual(problemsOf({ maxErrors: 0 }), ['maxErrors: expected more than 0, found 0']);
