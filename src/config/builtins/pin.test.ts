@@ -33,6 +33,15 @@ describe('pin in a config file', () => {
     assert.deepEqual(Object.keys((await new PinStore(join(dir, 'pins.json')).read()).namespaces), ['gateway', 'mine']);
   });
 
+  test('onNew reaches the middleware: hide holds back a tool new to a namespace that has pins', async () => {
+    const dir = tempDir();
+    await new PinStore(join(dir, 'pins.json')).check('srv', [{ name: 'old', hash: 'sha256:old', definition: { name: 'old' } }]);
+    await listThrough({ store: 'pins.json', onNew: 'hide' }, { dir, server: 'srv' });
+    const data = await new PinStore(join(dir, 'pins.json')).read();
+    assert.deepEqual(Object.keys(data.namespaces.srv ?? {}), ['old']);
+    assert.deepEqual(Object.keys(data.pendingNew?.srv ?? {}), ['echo']);
+  });
+
   test('wrong options are problems with their path', () => {
     assert.deepEqual(problemsOf({ onChange: 'delete' }).length, 1);
     assert.match(problemsOf({ onChange: 'delete' })[0] ?? '', /^onChange: /);
@@ -40,7 +49,9 @@ describe('pin in a config file', () => {
     assert.equal(problemsOf({ scan: true }).length, 1);
     assert.equal(problemsOf({ store: '' }).length, 1);
     assert.equal(problemsOf({ stor: 'x.json' }).length, 1);
+    assert.match(problemsOf({ onNew: 'block' })[0] ?? '', /^onNew: /);
     assert.deepEqual(problemsOf({}), []);
+    for (const onNew of ['pin', 'warn', 'hide']) assert.deepEqual(problemsOf({ onNew }), [], onNew);
     assert.deepEqual(problemsOf({ store: 'p.json', namespace: 'n', onChange: 'block', scan: { action: 'hide', maxDescriptionLength: 500 } }), []);
   });
 

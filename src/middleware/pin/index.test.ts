@@ -323,3 +323,111 @@ describe('pin: the poisoning scan', () => {
     assert.ok(description.endsWith('…'));
   });
 });
+
+describe('pin: a tool new to a namespace that already has pins (onNew)', () => {
+  const added: JsonObject = { name: 'added', description: 'Added later', inputSchema: { type: 'object' } };
+
+  test('the first listing of a namespace pins every tool, whatever onNew says', async () => {
+    const store = storeFile();
+    const log = recorder();
+    const s = await session({ store, namespace: 'srv', onNew: 'hide', logger: log }, [echo('Echoes'), other]);
+    await s.close();
+    assert.deepEqual(s.names, ['echo', 'other']);
+    assert.deepEqual(Object.keys((await new PinStore(store).read()).namespaces.srv ?? {}), ['echo', 'other']);
+    assert.deepEqual(log.lines.map((line) => line.level), ['info']);
+  });
+
+  test('pin (the default): pinned and shown, logged at info as today', async () => {
+    const store = storeFile();
+    await (await session({ store, namespace: 'srv' }, [echo('Echoes')])).close();
+    const log = recorder();
+    const s = await session({ store, namespace: 'srv', logger: log }, [echo('Echoes'), added]);
+    assert.deepEqual((await s.call('added')).content, [{ type: 'text', text: 'ok' }]);
+    await s.close();
+    assert.deepEqual(s.names, ['echo', 'added']);
+    assert.deepEqual(
+      log.lines.map((line) => [line.level, line.message]),
+      [['info', 'pin: pinned 1 new tool of "srv" (trust on first use): added']],
+    );
+    assert.equal((await new PinStore(store).read()).namespaces.srv?.added?.hash, toolHash(added));
+  });
+
+  test('warn: pinned and shown, with a warning naming it', async () => {
+    const store = storeFile();
+    await (await session({ store, namespace: 'srv' }, [echo('Echoes')])).close();
+    const log = recorder();
+    const s = await session({ store, namespace: 'srv', onNew: 'warn', logger: log }, [echo('Echoes'), added]);
+    await s.h.request('tools/list');
+    await s.close();
+    assert.deepEqual(s.names, ['echo', 'added']);
+    assert.deepEqual(
+      log.lines.map((line) => [line.level, line.message]),
+      [['warn', `pin: a tool new since the tools of "srv" were pinned, now pinned too: added; review it (\`mcp-chain pin status --store ${store}\`)`]],
+      'one warning, though listed twice',
+    );
+    const data = await new PinStore(store).read();
+    assert.equal(data.namespaces.srv?.added?.hash, toolHash(added));
+    assert.equal(data.pendingNew, undefined);
+  });
+
+  test('hide: not pinned but recorded as pending-new, left out of the list, a call refused with -32602 saying how to accept it', async () => {
+    const store = storeFile();
+    await (await session({ store, namespace: 'srv' }, [echo('Echoes')])).close();
+    const log = recorder();
+    const s = await session({ store, namespace: 'srv', onNew: 'hide', logger: log }, [echo('Echoes'), added]);
+    try {
+      assert.deepEqual(s.names, ['echo']);
+      await assert.rejects(s.call('added'), {
+        code: -32602,
+        message: `Tool "added" is new since the tools of "srv" were pinned; it is hidden until a person reviews it: run \`mcp-chain pin accept added --namespace srv --store ${store}\``,
+        data: { tool: 'added', reason: 'new', namespace: 'srv' },
+      });
+      assert.deepEqual((await s.call('echo')).content, [{ type: 'text', text: 'ok' }]);
+    } finally {
+      await s.close();
+    }
+    assert.deepEqual(
+      log.lines.map((line) => [line.level, line.message]),
+      [['warn', `pin: tool "added" is new since the tools of "srv" were pinned; hidden until a person reviews it: \`mcp-chain pin accept added --namespace srv --store ${store}\``]],
+    );
+    const data = await new PinStore(store).read();
+    assert.deepEqual(Object.keys(data.namespaces.srv ?? {}), ['echo']);
+    assert.equal(data.pendingNew?.srv?.added?.hash, toolHash(added));
+    assert.deepEqual(data.pendingNew?.srv?.added?.definition, added);
+  });
+
+  test('hide: a call before any list is refused too; accepting it (store API) shows it at the next list of a running session', async () => {
+    const store = storeFile();
+    await (await session({ store, namespace: 'srv' }, [echo('Echoes')])).close();
+    const shifty = shifting([echo('Echoes'), added]);
+    const h = await harness(chain(pin({ store, namespace: 'srv', onNew: 'hide', logger: recorder() })).to(shifty.server));
+    try {
+      await assert.rejects(h.request('tools/call', { name: 'added', arguments: {} }), { code: -32602, message: /^Tool "added" is new since the tools of "srv" were pinned/ });
+      const accepted = await new PinStore(store).accept({ namespace: 'srv', tools: ['added'] });
+      assert.deepEqual(accepted, [{ namespace: 'srv', tool: 'added', to: toolHash(added) }]);
+      assert.deepEqual((await h.request('tools/list')).tools, [echo('Echoes'), added]);
+      assert.deepEqual((await h.request('tools/call', { name: 'added', arguments: {} })).content, [{ type: 'text', text: 'ran added' }]);
+      const data = await new PinStore(store).read();
+      assert.equal(data.namespaces.srv?.added?.hash, toolHash(added));
+      assert.equal(typeof data.namespaces.srv?.added?.acceptedAt, 'string');
+      assert.equal(data.pendingNew, undefined);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('hide: a held tool that changes again is recorded again; onNew pin later pins it and forgets it was held', async () => {
+    const store = storeFile();
+    await (await session({ store, namespace: 'srv' }, [echo('Echoes')])).close();
+    const v2: JsonObject = { ...added, description: 'Added later, then changed' };
+    await (await session({ store, namespace: 'srv', onNew: 'hide', logger: recorder() }, [echo('Echoes'), added])).close();
+    await (await session({ store, namespace: 'srv', onNew: 'hide', logger: recorder() }, [echo('Echoes'), v2])).close();
+    assert.equal((await new PinStore(store).read()).pendingNew?.srv?.added?.hash, toolHash(v2));
+    const s = await session({ store, namespace: 'srv', logger: recorder() }, [echo('Echoes'), v2]);
+    await s.close();
+    assert.deepEqual(s.names, ['echo', 'added']);
+    const data = await new PinStore(store).read();
+    assert.equal(data.namespaces.srv?.added?.hash, toolHash(v2));
+    assert.equal(data.pendingNew, undefined);
+  });
+});

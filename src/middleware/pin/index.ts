@@ -4,7 +4,8 @@
  * tool poisoning. The first time a tool is listed its definition is pinned in a store file (trust
  * on first use); a later, different definition is held back as configured (`warn`, `hide` the tool,
  * `block` everything behind this middleware) until a person reviews the diff and accepts it with
- * `mcp-chain pin accept`. Descriptions and schemas are scanned for instructions aimed at the model,
+ * `mcp-chain pin accept`. A tool added later to a pinned server is pinned, warned about, or held
+ * back in the same way (`onNew`). Descriptions and schemas are scanned for instructions aimed at the model,
  * invisible or bidirectional Unicode and very long descriptions: warn, strip, or hide.
  */
 import type { Context } from '../../chain/context.js';
@@ -21,11 +22,17 @@ import { scanTool, stripPoison, type PoisonFinding } from './poison-scan.js';
 import { PINNED_FIELDS, pinnedDefinition, toolHash } from './tool-hash.js';
 
 export { defaultPinStorePath, PinStore, PinStoreError } from './pin-store.js';
-export type { AcceptedChange, PendingChange, PinEntry, PinFile, PinStoreOptions, PinVerdict, SeenTool } from './pin-store.js';
+export type { AcceptedChange, PendingChange, PinCheckOptions, PinEntry, PinFile, PinStoreOptions, PinVerdict, SeenTool } from './pin-store.js';
 export type { PoisonRule } from './poison-scan.js';
 
 /** What happens when a server presents a tool whose definition differs from the pinned one. */
 export type PinChangeAction = 'warn' | 'hide' | 'block';
+
+/**
+ * What happens to a tool never seen before in a namespace that already has pins (the first listing
+ * of a namespace always pins every tool).
+ */
+export type PinNewAction = 'pin' | 'warn' | 'hide';
 
 /** The tool-poisoning scan. */
 export interface PinScanOptions {
@@ -49,6 +56,12 @@ export interface PinOptions {
   namespace?: string;
   /** When a definition differs from the pinned one: `'warn'` (the default), `'hide'` or `'block'`. */
   onChange?: PinChangeAction;
+  /**
+   * A tool first seen in a namespace that already has pins: `'pin'` (the default) pins it, logged
+   * at info; `'warn'` pins it with a warning; `'hide'` does not pin it: it is recorded as
+   * pending-new, left out of the list and a call to it refused, until `mcp-chain pin accept`.
+   */
+  onNew?: PinNewAction;
   /** The poisoning scan: on by default with `{ action: 'warn' }`; `false` turns it off. */
   scan?: false | PinScanOptions;
   /** Where pins, changes and findings are logged. Default: the session's logger. */
@@ -59,6 +72,8 @@ export interface PinOptions {
 interface SessionPins {
   /** Tools hidden because they changed (hide), with the refusal. */
   changed: Map<string, McpError>;
+  /** Tools hidden because they are new to a pinned namespace (onNew hide), with the refusal. */
+  held: Map<string, McpError>;
   /** Tools hidden by the scan (hide), with the refusal. */
   poisoned: Map<string, McpError>;
   /** Set when a tool changed and onChange is block. */
@@ -88,6 +103,11 @@ const MAX_PAGES = 100;
  * JSON; the hash is of what the server sent, before any stripping.
  *
  * - First seen: pinned, logged at info (one line per list). Same hash: nothing.
+ * - First seen in a namespace that already has pins (a tool the server added): as `onNew` says:
+ *   `pin` as above; `warn` pinned, with a warning naming it; `hide` not pinned but recorded as
+ *   pending-new (for `mcp-chain pin accept` to show as a diff from nothing), left out of the list,
+ *   a call to it refused with -32602 `Tool "<name>" is new since the tools of "<namespace>" were
+ *   pinned …`.
  * - Different: recorded as the entry's `pending` change (for `mcp-chain pin accept` to show and
  *   accept), and then `warn`: a warning naming the tool, the tool shown; `hide`: the tool left out
  *   of the list, a call to it refused with -32602 `Tool "<name>" changed since it was pinned …`;
@@ -111,6 +131,7 @@ export function pin(options: PinOptions = {}): Middleware {
   const store = typeof options.store === 'object' ? options.store : new PinStore(options.store ?? defaultPinStorePath());
   const namespace = options.namespace ?? 'gateway';
   const onChange = options.onChange ?? 'warn';
+  const onNew = options.onNew ?? 'pin';
   const scan = options.scan === false ? undefined : { action: options.scan?.action ?? 'warn', maxDescriptionLength: options.scan?.maxDescriptionLength };
   const max = scan?.maxDescriptionLength;
   if (max !== undefined && (!Number.isInteger(max) || max < 1)) {
@@ -125,7 +146,7 @@ export function pin(options: PinOptions = {}): Middleware {
   const stateOf = (session: SessionInfo): SessionPins => {
     let state = sessions.get(session);
     if (!state) {
-      state = { changed: new Map(), poisoned: new Map(), blocked: undefined, listed: false, listing: undefined };
+      state = { changed: new Map(), held: new Map(), poisoned: new Map(), blocked: undefined, listed: false, listing: undefined };
       sessions.set(session, state);
     }
     return state;
@@ -137,6 +158,7 @@ export function pin(options: PinOptions = {}): Middleware {
     const state = stateOf(ctx.session);
     if (firstPage) {
       state.changed.clear();
+      state.held.clear();
       state.poisoned.clear();
       state.blocked = undefined;
     }
@@ -147,7 +169,7 @@ export function pin(options: PinOptions = {}): Middleware {
     let verdicts: Map<string, PinVerdict>;
     let pinned: Record<string, PinEntry>;
     try {
-      verdicts = await store.check(namespace, seen);
+      verdicts = await store.check(namespace, seen, { onNew: onNew === 'hide' ? 'hold' : 'pin' });
       pinned = (await store.read()).namespaces[namespace] ?? {};
     } catch (error) {
       const message = error instanceof PinStoreError ? error.message : `pin store ${store.file}: ${String(error)}`;
@@ -156,11 +178,23 @@ export function pin(options: PinOptions = {}): Middleware {
     }
     if (firstPage) state.listed = true;
 
-    const pinnedNow = seen.filter((tool) => verdicts.get(tool.name) === 'new' && !logged.has(`new ${tool.name} ${tool.hash}`));
+    const pinnedNow = seen.filter((tool) => {
+      const verdict = verdicts.get(tool.name);
+      return (verdict === 'new' || (verdict === 'added' && onNew === 'pin')) && !logged.has(`new ${tool.name} ${tool.hash}`);
+    });
     if (pinnedNow.length > 0) {
       for (const tool of pinnedNow) once(`new ${tool.name} ${tool.hash}`, () => undefined);
       const names = pinnedNow.map((tool) => tool.name);
       log.info(`pin: pinned ${names.length} new ${names.length === 1 ? 'tool' : 'tools'} of "${namespace}" (trust on first use): ${names.join(', ')}`, { namespace, tools: names });
+    }
+    const addedNow = seen.filter((tool) => verdicts.get(tool.name) === 'added' && onNew === 'warn' && !logged.has(`new ${tool.name} ${tool.hash}`));
+    if (addedNow.length > 0) {
+      for (const tool of addedNow) once(`new ${tool.name} ${tool.hash}`, () => undefined);
+      const names = addedNow.map((tool) => tool.name);
+      log.warn(
+        `pin: ${names.length === 1 ? 'a tool' : `${names.length} tools`} new since the tools of "${namespace}" were pinned, now pinned too: ${names.join(', ')}; review ${names.length === 1 ? 'it' : 'them'} (\`mcp-chain pin status${storeHint}\`)`,
+        { namespace, tools: names },
+      );
     }
     const shown: unknown[] = [];
     for (const item of items as unknown[]) {
@@ -171,6 +205,20 @@ export function pin(options: PinOptions = {}): Middleware {
       const name = item.name;
       const hash = seen.find((tool) => tool.name === name)?.hash ?? '';
       const verdict = verdicts.get(name);
+      if (verdict === 'held') {
+        once(`held ${name} ${hash}`, () =>
+          log.warn(`pin: tool "${name}" is new since the tools of "${namespace}" were pinned; hidden until a person reviews it: \`${acceptHint(name)}\``, { namespace, tool: name, hash }),
+        );
+        state.held.set(
+          name,
+          new McpError(
+            ErrorCode.InvalidParams,
+            `Tool "${name}" is new since the tools of "${namespace}" were pinned; it is hidden until a person reviews it: run \`${acceptHint(name)}\``,
+            { tool: name, reason: 'new', namespace },
+          ),
+        );
+        continue;
+      }
       if (verdict === 'changed') {
         const fields = changedFields(pinned[name]?.definition, item);
         const what = `tool "${name}" changed since it was pinned (${fields.join(', ')} ${fields.length === 1 ? 'differs' : 'differ'})`;
@@ -294,7 +342,7 @@ export function pin(options: PinOptions = {}): Middleware {
     if (state.blocked !== undefined) throw state.blocked;
     if (method === 'tools/call') {
       const name = ctx.message.params?.name;
-      const refusal = typeof name === 'string' ? (state.changed.get(name) ?? state.poisoned.get(name)) : undefined;
+      const refusal = typeof name === 'string' ? (state.changed.get(name) ?? state.held.get(name) ?? state.poisoned.get(name)) : undefined;
       if (refusal !== undefined) throw refusal;
     }
     return next();

@@ -28,6 +28,22 @@ describe('PinStore', () => {
     });
   });
 
+  test('a tool first seen in a namespace that has pins: added (pinned), or held with onNew hold (pending-new, not pinned) until accepted', async () => {
+    const store = new PinStore(storeFile(), { now: () => new Date('2026-01-01T00:00:00Z') });
+    assert.deepEqual([...(await store.check('ns', [tool('a')], { onNew: 'hold' }))], [['a', 'new']], 'the first listing pins, whatever onNew');
+    assert.deepEqual([...(await store.check('ns', [tool('a'), tool('b')]))], [['a', 'same'], ['b', 'added']]);
+    assert.deepEqual([...(await store.check('ns', [tool('a'), tool('c')], { onNew: 'hold' }))], [['a', 'same'], ['c', 'held']]);
+    let data = await store.read();
+    assert.deepEqual(Object.keys(data.namespaces.ns ?? {}), ['a', 'b']);
+    assert.deepEqual(data.pendingNew, { ns: { c: { hash: 'sha256:c', definition: { name: 'c', description: 'sha256:c' }, seenAt: '2026-01-01T00:00:00.000Z' } } });
+    assert.deepEqual(await store.acceptChanges([{ namespace: 'ns', tool: 'c', hash: 'sha256:other' }]), [], 'not the definition reviewed');
+    assert.deepEqual(await store.acceptChanges([{ namespace: 'ns', tool: 'c', hash: 'sha256:c' }]), [{ namespace: 'ns', tool: 'c', to: 'sha256:c' }]);
+    data = await store.read();
+    assert.equal(data.pendingNew, undefined);
+    assert.deepEqual(data.namespaces.ns?.c, { hash: 'sha256:c', definition: { name: 'c', description: 'sha256:c' }, firstSeen: '2026-01-01T00:00:00.000Z', acceptedAt: '2026-01-01T00:00:00.000Z' });
+    assert.deepEqual([...(await store.check('ns', [tool('c')], { onNew: 'hold' }))], [['c', 'same']]);
+  });
+
   test('the directory is made 0700 and the file written 0600, by rename: no temporary or lock file is left', async () => {
     const file = storeFile();
     await new PinStore(file).check('ns', [tool('a')]);
@@ -112,6 +128,7 @@ describe('PinStore', () => {
       ['not json', /is corrupt \(not JSON/],
       ['{"version":2,"namespaces":{}}', /expected \{ "version": 1, "namespaces"/],
       ['{"version":1,"namespaces":{"ns":{"a":{"hash":"h"}}}}', /entry "ns\/a" needs hash, definition and firstSeen/],
+      ['{"version":1,"namespaces":{},"pendingNew":{"ns":{"a":{"hash":"h"}}}}', /pendingNew "ns\/a" needs hash, definition and seenAt/],
     ] as const) {
       const file = storeFile();
       const store = new PinStore(file);

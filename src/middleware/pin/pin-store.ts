@@ -33,10 +33,15 @@ export interface PinEntry {
   pending?: PendingChange;
 }
 
-/** The whole file: namespace → tool name → entry. */
+/**
+ * The whole file: namespace → tool name → entry, and the tools held back as new (`onNew: 'hide'`):
+ * namespace → tool name → the definition seen, not pinned until accepted. `pendingNew` is absent
+ * from files that have none (and from files written before it existed: they read as they are).
+ */
 export interface PinFile {
   version: 1;
   namespaces: Record<string, Record<string, PinEntry>>;
+  pendingNew?: Record<string, Record<string, PendingChange>>;
 }
 
 /** A tool as a `tools/list` presented it, for `PinStore.check`. */
@@ -46,14 +51,26 @@ export interface SeenTool {
   definition: JsonObject;
 }
 
-/** What `check` found for one tool: first seen (now pinned), as pinned, or different (now pending). */
-export type PinVerdict = 'new' | 'same' | 'changed';
+/**
+ * What `check` found for one tool: `'new'` first seen at the first listing of its namespace (now
+ * pinned); `'same'` as pinned; `'changed'` different (now pending); `'added'` first seen in a
+ * namespace that already had pins, now pinned; `'held'` likewise but not pinned (`onNew: 'hold'`):
+ * recorded as pending-new, waiting for `accept`.
+ */
+export type PinVerdict = 'new' | 'same' | 'changed' | 'added' | 'held';
+
+/** What `check` does with a tool first seen in a namespace that already has pins. */
+export interface PinCheckOptions {
+  /** `'pin'` (the default): pin it; `'hold'`: record it as pending-new (`PinFile.pendingNew`), unpinned. */
+  onNew?: 'pin' | 'hold';
+}
 
 /** A change `accept` recorded. */
 export interface AcceptedChange {
   namespace: string;
   tool: string;
-  from: string;
+  /** The hash pinned before; absent for a tool that was new (pending-new), pinned for the first time. */
+  from?: string;
   to: string;
 }
 
@@ -126,19 +143,30 @@ export class PinStore {
   }
 
   /**
-   * Compares the tools a server presented with the pinned ones of `namespace`: a tool never seen
-   * is pinned; a different definition is recorded as `pending` (the pinned one stays); the pinned
-   * definition seen again clears a pending change. Writes only when something changed.
+   * Compares the tools a server presented with the pinned ones of `namespace`: at the first
+   * listing of a namespace (no pins yet) every tool is pinned; later, a tool never seen is pinned,
+   * or with `onNew: 'hold'` recorded as pending-new (its definition updated if it changes again);
+   * a different definition is recorded as `pending` (the pinned one stays); the pinned definition
+   * seen again clears a pending change. Writes only when something changed.
    */
-  async check(namespace: string, tools: readonly SeenTool[]): Promise<Map<string, PinVerdict>> {
+  async check(namespace: string, tools: readonly SeenTool[], options: PinCheckOptions = {}): Promise<Map<string, PinVerdict>> {
+    const hold = options.onNew === 'hold';
     const verdicts = (data: PinFile): { verdicts: Map<string, PinVerdict>; dirty: boolean } => {
       const entries = data.namespaces[namespace] ?? {};
+      const held = data.pendingNew?.[namespace] ?? {};
+      const known = Object.keys(entries).length > 0;
       const result = new Map<string, PinVerdict>();
       let dirty = false;
       for (const tool of tools) {
         const entry = Object.hasOwn(entries, tool.name) ? entries[tool.name] : undefined;
         if (entry === undefined) {
-          result.set(tool.name, 'new');
+          if (!known) result.set(tool.name, 'new');
+          else if (!hold) result.set(tool.name, 'added');
+          else {
+            result.set(tool.name, 'held');
+            if (!Object.hasOwn(held, tool.name) || held[tool.name]?.hash !== tool.hash) dirty = true;
+            continue;
+          }
           dirty = true;
         } else if (entry.hash === tool.hash) {
           result.set(tool.name, 'same');
@@ -155,13 +183,21 @@ export class PinStore {
     let outcome = first.verdicts;
     await this.update((data) => {
       const now = this.#now().toISOString();
-      const entries = (data.namespaces[namespace] ??= {});
       const fresh = verdicts(data);
+      const entries = (data.namespaces[namespace] ??= {});
       outcome = fresh.verdicts;
       for (const tool of tools) {
         const verdict = fresh.verdicts.get(tool.name);
         const entry = Object.hasOwn(entries, tool.name) ? entries[tool.name] : undefined;
-        if (verdict === 'new') entries[tool.name] = { hash: tool.hash, definition: tool.definition, firstSeen: now };
+        if (verdict === 'held') {
+          const held = ((data.pendingNew ??= {})[namespace] ??= {});
+          if (held[tool.name]?.hash !== tool.hash) held[tool.name] = { hash: tool.hash, definition: tool.definition, seenAt: now };
+          continue;
+        }
+        if (verdict === 'new' || verdict === 'added') {
+          entries[tool.name] = { hash: tool.hash, definition: tool.definition, firstSeen: now };
+          forgetHeld(data, namespace, tool.name);
+        }
         else if (entry !== undefined && verdict === 'same') delete entry.pending;
         else if (entry !== undefined && verdict === 'changed' && entry.pending?.hash !== tool.hash) {
           entry.pending = { hash: tool.hash, definition: tool.definition, seenAt: now };
@@ -173,8 +209,8 @@ export class PinStore {
   }
 
   /**
-   * Makes pending definitions the pinned ones: of every namespace, or of `namespace`; of every
-   * tool, or of those named. Resolves with what it accepted.
+   * Makes pending definitions (changed, and new ones held back) the pinned ones: of every
+   * namespace, or of `namespace`; of every tool, or of those named. Resolves with what it accepted.
    */
   async accept(filter: { namespace?: string; tools?: readonly string[] } = {}): Promise<AcceptedChange[]> {
     return this.#accept((namespace, tool) =>
@@ -183,23 +219,34 @@ export class PinStore {
   }
 
   /**
-   * Accepts exactly the pending changes listed, each only if its pending hash is still the one
-   * given (the one a person reviewed): a definition that changed again meanwhile stays pending.
+   * Accepts exactly the pending changes (and pending-new tools) listed, each only if its pending
+   * hash is still the one given (the one a person reviewed): a definition that changed again
+   * meanwhile stays pending.
    */
   async acceptChanges(changes: readonly { namespace: string; tool: string; hash: string }[]): Promise<AcceptedChange[]> {
-    return this.#accept((namespace, tool, entry) => changes.some((change) => change.namespace === namespace && change.tool === tool && change.hash === entry.pending?.hash));
+    return this.#accept((namespace, tool, pending) => changes.some((change) => change.namespace === namespace && change.tool === tool && change.hash === pending.hash));
   }
 
-  async #accept(chosen: (namespace: string, tool: string, entry: PinEntry) => boolean): Promise<AcceptedChange[]> {
+  async #accept(chosen: (namespace: string, tool: string, pending: PendingChange) => boolean): Promise<AcceptedChange[]> {
     const accepted: AcceptedChange[] = [];
     await this.update((data) => {
       accepted.length = 0;
       const now = this.#now().toISOString();
       for (const [namespace, entries] of Object.entries(data.namespaces)) {
         for (const [tool, entry] of Object.entries(entries)) {
-          if (entry.pending === undefined || !chosen(namespace, tool, entry)) continue;
+          if (entry.pending === undefined || !chosen(namespace, tool, entry.pending)) continue;
           accepted.push({ namespace, tool, from: entry.hash, to: entry.pending.hash });
           entries[tool] = { hash: entry.pending.hash, definition: entry.pending.definition, firstSeen: entry.firstSeen, acceptedAt: now };
+        }
+      }
+      for (const [namespace, held] of Object.entries(data.pendingNew ?? {})) {
+        for (const [tool, pending] of Object.entries(held)) {
+          if (!chosen(namespace, tool, pending)) continue;
+          const entries = (data.namespaces[namespace] ??= {});
+          forgetHeld(data, namespace, tool);
+          if (Object.hasOwn(entries, tool)) continue; // pinned meanwhile (an onNew that pins): nothing to accept
+          accepted.push({ namespace, tool, to: pending.hash });
+          entries[tool] = { hash: pending.hash, definition: pending.definition, firstSeen: pending.seenAt, acceptedAt: now };
         }
       }
       return accepted.length > 0;
@@ -309,6 +356,18 @@ function processAlive(pid: number): boolean {
   }
 }
 
+/** Removes a tool's pending-new record, and the maps it leaves empty. */
+function forgetHeld(data: PinFile, namespace: string, tool: string): void {
+  const all = data.pendingNew;
+  const held = all?.[namespace];
+  if (all === undefined || held === undefined || !Object.hasOwn(held, tool)) return;
+  const rest = Object.fromEntries(Object.entries(held).filter(([name]) => name !== tool));
+  const others = Object.fromEntries(Object.entries(all).filter(([name]) => name !== namespace));
+  if (Object.keys(rest).length > 0) others[namespace] = rest;
+  if (Object.keys(others).length > 0) data.pendingNew = others;
+  else delete data.pendingNew;
+}
+
 function emptyFile(): PinFile {
   return { version: 1, namespaces: {} };
 }
@@ -334,6 +393,18 @@ export function parsePinFile(text: string, file: string): PinFile {
       const pending = entry.pending;
       if (pending !== undefined && (!isObject(pending) || typeof pending.hash !== 'string' || !isObject(pending.definition) || typeof pending.seenAt !== 'string')) {
         throw corrupt(`entry ${JSON.stringify(where)} has a pending change without hash, definition and seenAt`);
+      }
+    }
+  }
+  const pendingNew = value.pendingNew;
+  if (pendingNew !== undefined) {
+    if (!isObject(pendingNew)) throw corrupt('pendingNew is not an object');
+    for (const [namespace, held] of Object.entries(pendingNew)) {
+      if (!isObject(held)) throw corrupt(`pendingNew ${JSON.stringify(namespace)} is not an object`);
+      for (const [tool, pending] of Object.entries(held)) {
+        if (!isObject(pending) || typeof pending.hash !== 'string' || !isObject(pending.definition) || typeof pending.seenAt !== 'string') {
+          throw corrupt(`pendingNew ${JSON.stringify(`${namespace}/${tool}`)} needs hash, definition and seenAt`);
+        }
       }
     }
   }
