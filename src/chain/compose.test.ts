@@ -117,6 +117,17 @@ describe('compose', () => {
     assert.deepEqual(await compose([koaStyle, koaStyle])(context(), echoTerminal), { method: 'tools/list', params: {} });
   });
 
+  test("a middleware that hands back next()'s own promise passes on exactly what it settles to, a reply or an error, beside Koa-style ones", async () => {
+    const passThrough: Middleware = (_ctx, next) => next();
+    const koaStyle: Middleware = async (_ctx, next) => {
+      await next();
+      return undefined;
+    };
+    assert.deepEqual(await compose([passThrough, koaStyle, passThrough])(context(), echoTerminal), { method: 'tools/list', params: {} });
+    const failure = new Error('upstream failed');
+    await assert.rejects(compose([passThrough, passThrough])(context(), () => Promise.reject(failure)), failure);
+  });
+
   test('after a retry, the reply passed on is the one of the last next()', async () => {
     let calls = 0;
     const reply = await compose([

@@ -24,7 +24,9 @@ export function compose(middleware: readonly Middleware[]): Composed {
         (forwarded = dispatch(i + 1, message === undefined && options?.signal === undefined ? current : withMessage(current, message ?? current.message, options?.signal)));
       try {
         const reply = fn(current, next);
-        if (current.kind !== 'request') return reply;
+        // A middleware that handed back next()'s own promise (`return next()` outside an async
+        // function) passes on exactly what it produces: nothing to wait for here.
+        if (current.kind !== 'request' || reply === forwarded) return reply;
         return reply.then((value) => (value === undefined && forwarded !== undefined ? forwarded : value));
       } catch (error) {
         return Promise.reject(error);

@@ -5,9 +5,10 @@
  * `isError` result that says why.
  */
 import { matchAny } from '../../chain/glob.js';
-import type { Middleware } from '../../chain/middleware.js';
+import type { Context } from '../../chain/context.js';
+import type { Middleware, Next } from '../../chain/middleware.js';
 import { ChainError } from '../../errors/chain-error.js';
-import type { JsonObject } from '../../message/jsonrpc.js';
+import type { JsonObject, Reply } from '../../message/jsonrpc.js';
 import { describeExcess, exceeds, measure, MIN_MAX_BYTES, truncateResult, type ResultLimit } from './truncate-result.js';
 
 /** One cap: at least one of `maxBytes` and `maxTextChars`. */
@@ -66,17 +67,21 @@ export function limitResult(options: LimitResultOptions): Middleware {
   }
   const ruleFor = (name: string): Rule | undefined => entries.find((entry) => entry.matches(name))?.rule ?? fallback;
 
-  return async function limitResult(ctx, next) {
-    if (ctx.method !== 'tools/call' || ctx.direction !== 'toUpstream') return next();
-    const name = ctx.message.params?.name;
-    const rule = typeof name === 'string' ? ruleFor(name) : undefined;
-    if (rule === undefined) return next();
+  async function capped(ctx: Context, next: Next, name: string, rule: Rule): Promise<Reply> {
     const result = await next();
     if (result === undefined) return result;
     const size = measure(result, rule);
     if (!exceeds(size, rule)) return result;
     ctx.log.debug('limitResult: a result over its cap', { tool: name, bytes: size.bytes, textChars: size.textChars, onExceed: rule.onExceed });
-    return rule.onExceed === 'error' ? refusal(String(name), describeExcess(size, rule)) : truncateResult(result, rule, size);
+    return rule.onExceed === 'error' ? refusal(name, describeExcess(size, rule)) : truncateResult(result, rule, size);
+  }
+
+  // Not async: a message it does not cap gets next()'s own promise back, at no cost.
+  return function limitResult(ctx, next) {
+    if (ctx.method !== 'tools/call' || ctx.direction !== 'toUpstream') return next();
+    const name = ctx.message.params?.name;
+    const rule = typeof name === 'string' ? ruleFor(name) : undefined;
+    return rule === undefined || typeof name !== 'string' ? next() : capped(ctx, next, name, rule);
   };
 }
 

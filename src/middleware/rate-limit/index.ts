@@ -6,9 +6,10 @@
  */
 import { matchAny } from '../../chain/glob.js';
 import type { Context } from '../../chain/context.js';
-import type { Middleware } from '../../chain/middleware.js';
+import type { Middleware, Next } from '../../chain/middleware.js';
 import type { SessionInfo } from '../../core/session-info.js';
 import { ChainError } from '../../errors/chain-error.js';
+import type { Reply } from '../../message/jsonrpc.js';
 import { BucketStore } from './bucket-store.js';
 import { rateLimited } from './rate-limited-error.js';
 import { fullBucket, refill, waitMs, type BucketShape, type TokenBucket } from './token-bucket.js';
@@ -145,7 +146,32 @@ export function rateLimit(options: RateLimitOptions = {}): Middleware {
     return store.get(key) ?? store.add(key, fullBucket(rule.shape, at));
   };
 
-  return async function rateLimit(ctx, next) {
+  /** Runs a call that holds concurrency slots, and frees them when it ends, is cancelled, times out or its session ends. */
+  async function holding(ctx: Context, next: Next, slots: readonly string[]): Promise<Reply> {
+    for (const slot of slots) inFlight.set(slot, (inFlight.get(slot) ?? 0) + 1);
+    // A server may never answer a cancelled call: whichever comes first frees them, once.
+    let held = true;
+    const release = (): void => {
+      if (!held) return;
+      held = false;
+      for (const slot of slots) {
+        const count = (inFlight.get(slot) ?? 1) - 1;
+        if (count <= 0) inFlight.delete(slot);
+        else inFlight.set(slot, count);
+      }
+    };
+    const unsubscribe = ctx.onAbort(release);
+    try {
+      return await next();
+    } finally {
+      unsubscribe();
+      release();
+    }
+  }
+
+  // Not async: a call within its limits and without concurrency slots gets next()'s own promise
+  // back (a refusal thrown here becomes a rejection in compose).
+  return function rateLimit(ctx, next) {
     if (ctx.method !== 'tools/call' || ctx.direction !== 'toUpstream') return next();
     const tool = ctx.message.params?.name;
     if (typeof tool !== 'string') return next();
@@ -191,27 +217,7 @@ export function rateLimit(options: RateLimitOptions = {}): Middleware {
       for (const bucket of taken) bucket.tokens -= 1;
     }
 
-    if (slots.length === 0) return next();
-    for (const slot of slots) inFlight.set(slot, (inFlight.get(slot) ?? 0) + 1);
-    // Freed when the call ends, or when it is cancelled, times out or its session ends (a server
-    // may never answer a cancelled call): whichever comes first, once.
-    let held = true;
-    const release = (): void => {
-      if (!held) return;
-      held = false;
-      for (const slot of slots) {
-        const count = (inFlight.get(slot) ?? 1) - 1;
-        if (count <= 0) inFlight.delete(slot);
-        else inFlight.set(slot, count);
-      }
-    };
-    const unsubscribe = ctx.onAbort(release);
-    try {
-      return await next();
-    } finally {
-      unsubscribe();
-      release();
-    }
+    return slots.length === 0 ? next() : holding(ctx, next, slots);
   };
 }
 

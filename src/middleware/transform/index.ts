@@ -117,9 +117,10 @@ export function transform(options: TransformOptions = {}): Middleware {
     return { ...params, name: plan.original, arguments: plan.toUpstream(args) };
   };
 
-  return async function transform(ctx, next) {
+  // Not async: a message it does not change gets next()'s own promise back, at no cost.
+  return function transform(ctx, next) {
     if (ctx.direction !== 'toUpstream') return next();
-    if (ctx.method === 'tools/list') return list(ctx, await next());
+    if (ctx.method === 'tools/list') return next().then((reply) => list(ctx, reply));
     if (ctx.method !== 'tools/call') return next();
     const params = call(ctx);
     return params === undefined ? next() : next({ ...ctx.message, params });
