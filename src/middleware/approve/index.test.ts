@@ -11,6 +11,7 @@ import { McpError } from '../../errors/mcp-error.js';
 import type { JsonObject } from '../../message/jsonrpc.js';
 import { silentLogger } from '../../log/stderr-logger.js';
 import { harness, type Harness, type HarnessOptions } from '../../testing/harness.js';
+import { withDeadline } from '../../testing/with-deadline.js';
 import { scripted, type Scripted } from '../_test/scripted.js';
 import { audit, type AuditRecord } from '../audit/index.js';
 import { approve, APPROVAL_DENIED, type ApproveOptions } from './index.js';
@@ -231,6 +232,200 @@ describe('approve: always for this session', () => {
     await s.h.request('tools/call', { name: 'delete_repo' });
     assert.equal(s.questions.length, 2);
     assert.deepEqual(s.questions[0]?.requestedSchema, { type: 'object', properties: {} });
+  });
+});
+
+/** A question the client holds open until the test answers it. */
+interface Question {
+  /** The `tag` argument of the call asked about. */
+  tag: string;
+  params: JsonObject;
+  answer(result: JsonObject): void;
+}
+
+interface Queued {
+  h: Harness;
+  upstream: Scripted;
+  /** What happened, in order: `asked <tag>`, `answered <tag>`. */
+  events: string[];
+  /** Resolves with the next question the client is sent (or one already sent and not yet taken). */
+  asked(): Promise<Question>;
+  /** Resolves when the call tagged `tag` has reached approve (which runs at once, up to its first wait). */
+  reached(tag: string): Promise<void>;
+  /** What approve recorded for audit, per call tag, once the call is done. */
+  approvals: Map<string, unknown>;
+}
+
+const tagOf = (args: unknown): string => String((args as JsonObject | undefined)?.tag);
+
+/**
+ * approve behind a spy that tells when each call reaches it, with a client that holds every
+ * question open until the test answers it. Calls carry `arguments: { tag }`.
+ */
+async function queued(options: ApproveOptions): Promise<Queued> {
+  const arrivals = new Map<string, { promise: Promise<void>; resolve: () => void }>();
+  const arrival = (tag: string): { promise: Promise<void>; resolve: () => void } => {
+    let entry = arrivals.get(tag);
+    if (entry === undefined) {
+      let resolve: () => void = () => undefined;
+      const promise = new Promise<void>((r) => (resolve = r));
+      arrivals.set(tag, (entry = { promise, resolve }));
+    }
+    return entry;
+  };
+  const approvals = new Map<string, unknown>();
+  const spy: Middleware = async (ctx, next) => {
+    if (ctx.method !== 'tools/call') return next();
+    const tag = tagOf(ctx.message.params?.arguments);
+    const reply = next(); // approve runs now, synchronously up to its first await
+    arrival(tag).resolve();
+    try {
+      return await reply;
+    } finally {
+      approvals.set(tag, ctx.state.auditExtra?.approval);
+    }
+  };
+  const upstream = server();
+  const h = await harness(chain(spy, approve(options)).to(upstream), { capabilities: FORM });
+  open.push(h);
+  const events: string[] = [];
+  const pending: Question[] = [];
+  const takers: Array<(question: Question) => void> = [];
+  h.handle(
+    'elicitation/create',
+    (params) =>
+      new Promise<JsonObject>((resolve) => {
+        const tag = /"tag":"([^"]*)"/.exec(String(params.message))?.[1] ?? '?';
+        events.push(`asked ${tag}`);
+        const question: Question = {
+          tag,
+          params,
+          answer: (result) => {
+            events.push(`answered ${tag}`);
+            resolve(result);
+          },
+        };
+        const take = takers.shift();
+        if (take) take(question);
+        else pending.push(question);
+      }),
+  );
+  return {
+    h,
+    upstream,
+    events,
+    approvals,
+    asked: () => {
+      const question = pending.shift();
+      return withDeadline(question ? Promise.resolve(question) : new Promise<Question>((resolve) => takers.push(resolve)), { what: 'a question to the client' });
+    },
+    reached: (tag) => withDeadline(arrival(tag).promise, { what: `the call tagged ${tag} reaching approve` }),
+  };
+}
+
+const ran = (tool: string): JsonObject => ({ content: [{ type: 'text', text: `ran ${tool}` }] });
+
+/** The tags of the calls that reached the server, in order. */
+const forwarded = (upstream: Scripted): string[] =>
+  upstream.received.filter((m) => m.method === 'tools/call').map((m) => tagOf(m.params?.arguments));
+
+describe('approve: calls of a tool while the user is being asked about it', () => {
+  test('a second call waits for the answer; accept with "always" lets it run without a question', async () => {
+    const q = await queued({ tools: ['delete_repo'] });
+    const first = q.h.request('tools/call', { name: 'delete_repo', arguments: { tag: 'a' } });
+    const question = await q.asked();
+    const second = q.h.request('tools/call', { name: 'delete_repo', arguments: { tag: 'b' } });
+    await q.reached('b');
+    await q.h.request('ping'); // had b been asked at once, its question would be here by now
+    question.answer({ action: 'accept', content: { always: true } });
+    assert.deepEqual(await first, ran('delete_repo'));
+    assert.deepEqual(await second, ran('delete_repo'));
+    assert.deepEqual(q.events, ['asked a', 'answered a']);
+    assert.deepEqual(forwarded(q.upstream), ['a', 'b']);
+    assert.deepEqual(q.approvals.get('a'), { decision: 'approved', reason: 'user', by: 'user', remembered: true });
+    assert.deepEqual(q.approvals.get('b'), { decision: 'approved', reason: 'session', by: 'user' });
+  });
+
+  test('accept without "always": the waiting call is asked next, with its own arguments', async () => {
+    const q = await queued({ tools: ['delete_repo'] });
+    const first = q.h.request('tools/call', { name: 'delete_repo', arguments: { tag: 'a' } });
+    const question = await q.asked();
+    const second = q.h.request('tools/call', { name: 'delete_repo', arguments: { tag: 'b' } });
+    await q.reached('b');
+    await q.h.request('ping');
+    question.answer({ action: 'accept', content: { always: false } });
+    const next = await q.asked();
+    assert.equal(next.params.message, 'Allow the tool "delete_repo" to run?\nArguments: {"tag":"b"}');
+    next.answer({ action: 'accept' });
+    assert.deepEqual(await first, ran('delete_repo'));
+    assert.deepEqual(await second, ran('delete_repo'));
+    assert.deepEqual(q.events, ['asked a', 'answered a', 'asked b', 'answered b']);
+    assert.deepEqual(forwarded(q.upstream), ['a', 'b']);
+    assert.deepEqual(q.approvals.get('b'), { decision: 'approved', reason: 'user', by: 'user' });
+  });
+
+  test('decline on the first: the waiting call is still asked', async () => {
+    const q = await queued({ tools: ['delete_repo'] });
+    const first = q.h.request('tools/call', { name: 'delete_repo', arguments: { tag: 'a' } });
+    const question = await q.asked();
+    const second = q.h.request('tools/call', { name: 'delete_repo', arguments: { tag: 'b' } });
+    await q.reached('b');
+    await q.h.request('ping');
+    question.answer({ action: 'decline' });
+    const next = await q.asked();
+    assert.equal(next.tag, 'b');
+    next.answer({ action: 'accept' });
+    assert.equal((await first).isError, true);
+    assert.deepEqual(await second, ran('delete_repo'));
+    assert.deepEqual(q.events, ['asked a', 'answered a', 'asked b', 'answered b']);
+    assert.deepEqual(forwarded(q.upstream), ['b']);
+  });
+
+  test('the waiting call cancelled by the client: it is not asked, nothing is forwarded, and the queue goes on', async () => {
+    const q = await queued({ tools: ['delete_repo'] });
+    const first = q.h.request('tools/call', { name: 'delete_repo', arguments: { tag: 'a' } });
+    const question = await q.asked();
+    q.h.send({ jsonrpc: '2.0', id: 'c2', method: 'tools/call', params: { name: 'delete_repo', arguments: { tag: 'b' } } });
+    await q.reached('b');
+    q.h.notify('notifications/cancelled', { requestId: 'c2', reason: 'changed my mind' });
+    await q.h.request('ping'); // the cancellation has been read
+    question.answer({ action: 'accept' });
+    assert.deepEqual(await first, ran('delete_repo'));
+    // A later call is asked at once (about itself): the cancelled one left the queue.
+    const third = q.h.request('tools/call', { name: 'delete_repo', arguments: { tag: 'c' } });
+    const next = await q.asked();
+    assert.equal(next.tag, 'c');
+    next.answer({ action: 'accept' });
+    assert.deepEqual(await third, ran('delete_repo'));
+    assert.deepEqual(q.events, ['asked a', 'answered a', 'asked c', 'answered c']);
+    assert.deepEqual(forwarded(q.upstream), ['a', 'c']);
+    assert.equal(q.h.received.some((m) => (m as JsonObject).id === 'c2'), false);
+  });
+
+  test('a call of another tool is asked at once, while the first question is open', async () => {
+    const q = await queued({ tools: ['delete_repo', 'say_nothing'] });
+    const first = q.h.request('tools/call', { name: 'delete_repo', arguments: { tag: 'a' } });
+    const question = await q.asked();
+    const other = q.h.request('tools/call', { name: 'say_nothing', arguments: { tag: 'b' } });
+    const otherQuestion = await q.asked();
+    assert.equal(otherQuestion.params.message, 'Allow the tool "say_nothing" to run?\nArguments: {"tag":"b"}');
+    otherQuestion.answer({ action: 'accept' });
+    assert.deepEqual(await other, ran('say_nothing'));
+    question.answer({ action: 'accept' });
+    assert.deepEqual(await first, ran('delete_repo'));
+    assert.deepEqual(q.events, ['asked a', 'asked b', 'answered b', 'answered a']);
+  });
+
+  test('no answer in time: the waiting call is denied too (timeoutMs counts from its arrival), and nothing runs', async () => {
+    const q = await queued({ tools: ['delete_repo'], timeoutMs: 50 });
+    const first = q.h.request('tools/call', { name: 'delete_repo', arguments: { tag: 'a' } });
+    await q.asked();
+    const second = q.h.request('tools/call', { name: 'delete_repo', arguments: { tag: 'b' } });
+    const timedOut = text('Nobody approved "delete_repo" within 50 ms; it did not run.');
+    assert.deepEqual(await first, timedOut);
+    assert.deepEqual(await second, timedOut);
+    assert.deepEqual(q.approvals.get('b'), { decision: 'denied', reason: 'timeout', by: 'policy' });
+    assert.deepEqual(forwarded(q.upstream), []);
   });
 });
 

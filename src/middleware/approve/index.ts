@@ -15,8 +15,9 @@ import type { Reply } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
 import { deniedError, deniedResult, denialText, type DenyReason } from './approval-denied.js';
 import { ALWAYS, approvalQuestion, DEFAULT_MESSAGE } from './approval-question.js';
-import { askUser } from './ask-user.js';
+import { askUser, type Asked } from './ask-user.js';
 import { hintsMatcher, SessionHints, type ApprovalHints } from './tool-hints.js';
+import { ToolTurns } from './tool-turns.js';
 
 export { APPROVAL_DENIED, type ApprovalDeniedData, type DenyReason } from './approval-denied.js';
 export type { ApprovalHints } from './tool-hints.js';
@@ -64,7 +65,8 @@ export interface ApproveOptions {
 export interface ApprovalRecord {
   decision: 'approved' | 'denied';
   /**
-   * `user`: approved now; `session`: approved earlier with "always"; `declined`, `cancelled`:
+   * `user`: approved now; `session`: approved earlier with "always" (perhaps by the answer this
+   * call waited for); `declined`, `cancelled`:
    * the user's answer; `timeout`: no answer in time; `fallback`: the client cannot be asked;
    * `error`: asking failed (then `fallback` decided); `invalid`: an answer that made no sense.
    */
@@ -75,10 +77,11 @@ export interface ApprovalRecord {
   remembered?: true;
 }
 
-/** Per session: tools allowed for the rest of it, and the annotations its lists showed. */
+/** Per session: tools allowed for the rest of it, the annotations its lists showed, and whose turn it is to ask. */
 interface SessionApprovals {
   readonly always: Set<string>;
   readonly hints: SessionHints;
+  readonly turns: ToolTurns;
 }
 
 /**
@@ -89,6 +92,12 @@ interface SessionApprovals {
  * cancelled). If the call is cancelled while waiting, so is the question, and nothing is
  * forwarded. A client without form elicitation, or one that answers the question with an error,
  * gets the `fallback`. Server→client traffic and other methods pass untouched.
+ *
+ * The user is asked about one call of a tool at a time in a session: a call that arrives while a
+ * question about the same tool is open waits for its answer. If that was accept with "always",
+ * the waiting calls run without being asked; otherwise each is asked in turn, with its own
+ * arguments. The wait counts towards the call's `timeoutMs`, and ends, with nothing forwarded,
+ * if the call is cancelled. Calls of other tools are asked at once.
  *
  * Put `audit` in front of it to record each decision. Mind the session's own deadline for
  * requests (`--timeout`, default 60 s): it bounds the wait for the user too.
@@ -118,7 +127,7 @@ export function approve(options: ApproveOptions): Middleware {
 
   const stateOf = (session: SessionInfo): SessionApprovals => {
     let state = sessions.get(session);
-    if (state === undefined) sessions.set(session, (state = { always: new Set(), hints: new SessionHints() }));
+    if (state === undefined) sessions.set(session, (state = { always: new Set(), hints: new SessionHints(), turns: new ToolTurns() }));
     return state;
   };
   const needsApproval = (tool: string, session: SessionInfo): boolean =>
@@ -138,16 +147,35 @@ export function approve(options: ApproveOptions): Middleware {
       return next();
     }
     if (!canAskForm(ctx.session.clientCapabilities)) return fallBack(ctx, next, tool, 'fallback');
-    const asked = await askUser(ctx, approvalQuestion(message, tool, ctx.message.params?.arguments, rememberForSession), timeoutMs);
+    // One question at a time per tool: a call that arrives while the user is being asked about
+    // the same tool waits for that answer, which may allow the tool for the session. Its time
+    // (timeoutMs) runs from its arrival, the wait included.
+    const deadline = performance.now() + timeoutMs;
+    const endTurn = await state.turns.take(tool, ctx, timeoutMs);
+    if (endTurn === undefined) return deny(ctx, tool, 'timeout', 'policy');
+    let asked: Asked;
+    let remember = false;
+    try {
+      if (state.always.has(tool)) {
+        record(ctx, { decision: 'approved', reason: 'session', by: person });
+        return next();
+      }
+      const left = deadline - performance.now();
+      if (left <= 0) return deny(ctx, tool, 'timeout', 'policy');
+      asked = await askUser(ctx, approvalQuestion(message, tool, ctx.message.params?.arguments, rememberForSession), left);
+      // Remembered before the turn ends, so the calls that waited for this answer see it.
+      remember = rememberForSession && asked.kind === 'answer' && asked.result.action === 'accept' && isJsonObject(asked.result.content) && asked.result.content[ALWAYS] === true;
+      if (remember) state.always.add(tool);
+    } finally {
+      endTurn();
+    }
     if (asked.kind === 'timeout') return deny(ctx, tool, 'timeout', 'policy');
     if (asked.kind === 'error') {
       ctx.log.warn('approve: asking the user failed', { tool, error: describeError(asked.error) });
       return fallBack(ctx, next, tool, 'error');
     }
-    const { action, content } = asked.result;
+    const { action } = asked.result;
     if (action === 'accept') {
-      const remember = rememberForSession && isJsonObject(content) && content[ALWAYS] === true;
-      if (remember) state.always.add(tool);
       record(ctx, remember ? { decision: 'approved', reason: 'user', by: person, remembered: true } : { decision: 'approved', reason: 'user', by: person });
       return next();
     }
