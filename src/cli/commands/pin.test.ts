@@ -7,6 +7,12 @@ import { UsageError } from '../usage-error.js';
 import { pinCommand } from './pin.js';
 
 describe('mcp-chain pin: its command line', () => {
+  test('--config takes a file', () => {
+    const line = parseCommandLine(COMMAND_TABLE, ['pin', 'status', '--config', 'mcp-chain.config.yaml']);
+    assert.equal(line.kind, 'command');
+    if (line.kind === 'command') assert.deepEqual(line.parsed.values, { config: 'mcp-chain.config.yaml' });
+  });
+
   test('accept takes any number of tools (a variadic last positional) and the options anywhere', () => {
     const line = parseCommandLine(COMMAND_TABLE, ['pin', 'accept', 'a', '--namespace', 'gh', 'b', 'c', '-y']);
     assert.equal(line.kind, 'command');
@@ -25,12 +31,14 @@ describe('mcp-chain pin: its command line', () => {
     };
     await assert.rejects(run(['pin', 'frob']), (error: unknown) => error instanceof UsageError && error.message === "unknown pin action 'frob': expected status or accept");
     await assert.rejects(run(['pin', 'status', 'x']), (error: unknown) => error instanceof UsageError && error.message === 'pin status takes no tools, --namespace or --yes');
+    await assert.rejects(run(['pin', 'accept', '--store', 'p.json', '--config', 'c.json']), (error: unknown) => error instanceof UsageError && error.message === 'give --store or --config, not both');
   });
 
   test('its help shows both forms and the variadic argument as [tool...]', () => {
     const help = renderHelp(COMMAND_TABLE, pinCommand);
-    assert.match(help, /^ {2}mcp-chain pin status \[--store <file>\]$/m);
-    assert.match(help, /^ {2}mcp-chain pin accept \[tool\.\.\.\] \[--store <file>\] \[--namespace <ns>\] \[--yes\]$/m);
+    assert.match(help, /^ {2}mcp-chain pin status \[--store <file> \| --config <file>\]$/m);
+    assert.match(help, /^ {2}mcp-chain pin accept \[tool\.\.\.\] \[--store <file> \| --config <file>\] \[--namespace <ns>\] \[--yes\]$/m);
+    assert.match(help, /^ {2}--config <file> +the stores/m);
     assert.match(help, /^ {2}\[tool\.\.\.\] +`accept` only/m);
   });
 });
