@@ -4,7 +4,8 @@
 // (pin in that server's own middleware list, next to an unchanged server), `mcp-chain pin accept`
 // shows the diff and refuses without a terminal, accepts with --yes, and the third run shows the
 // tool again. And pin in front of server-everything, on stdio and --http: its tools pinned, listed
-// unchanged.
+// unchanged. And onNew: "hide": a server added to a pinned gateway has its tools held back as new
+// until `mcp-chain pin accept --config` accepts them.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -167,6 +168,56 @@ for (const onChange of ['warn', 'hide', 'block'] as const) {
     });
   });
 }
+
+describe('pin through mcp-chain serve: a server added after the gateway\'s tools were pinned (onNew: hide)', () => {
+  let ws: Workspace;
+
+  before(() => {
+    assert.ok(proxyBuilt(), 'dist/ is missing: npm run build first');
+    ws = workspace('mcp-chain-policy-pin-new-');
+  });
+
+  after(() => ws?.remove());
+
+  it('run 1 pins the tools of two servers; run 2 (shifty added) hides shifty\'s as new; pin status and accept --config show and accept one; run 3 shows it', T, async () => {
+    const middleware = [{ pin: { store: 'pins.json', onNew: 'hide' } }];
+    const calm = fixtureEntry('shifty', { SHIFTY_DESCRIPTION: ORIGINAL });
+    const quiet = fixtureEntry('shifty', { SHIFTY_DESCRIPTION: ORIGINAL });
+    // Two servers from the start, so that their tools are prefixed in both runs.
+    const before = ws.write('before.json', json({ mcpServers: { calm, quiet }, middleware }));
+    const config = ws.write('mcp-chain.config.json', json({ mcpServers: { calm, quiet, shifty: fixtureEntry('shifty', { SHIFTY_DESCRIPTION: ORIGINAL }) }, middleware }));
+    const store = ws.path('pins.json');
+
+    const pinnedNames = ['calm__fetch_weather', 'calm__steady', 'quiet__fetch_weather', 'quiet__steady'];
+    await run(ws, before, async (gateway) => {
+      assert.deepEqual(await names(gateway), pinnedNames);
+    });
+    await run(ws, config, async (gateway) => {
+      assert.deepEqual(await names(gateway), pinnedNames);
+      const error = await refusal(gateway, 'shifty__steady');
+      assert.equal(error.code, -32602);
+      assert.match(error.message, /Tool "shifty__steady" is new since the tools of "gateway" were pinned; it is hidden until a person reviews it: run `mcp-chain pin accept shifty__steady --namespace gateway --store /);
+    });
+    const held = readStore(store) as PinFileShape & { pendingNew?: Record<string, Record<string, unknown>> };
+    assert.deepEqual(Object.keys(held.pendingNew?.gateway ?? {}).sort(), ['shifty__fetch_weather', 'shifty__steady']);
+
+    const status = pinCli(['status', '--config', config]);
+    assert.equal(status.status, 0, status.stderr);
+    assert.match(status.stdout, new RegExp(`^Pin store: ${store.replace(/[.]/g, '\\.')}$`, 'm'));
+    assert.match(status.stdout, /^ {2}gateway: 4 tools pinned, 2 new \(not pinned\): shifty__fetch_weather, shifty__steady$/m);
+
+    const accepted = pinCli(['accept', 'shifty__steady', '--config', config, '--yes']);
+    assert.equal(accepted.status, 0, accepted.stderr);
+    assert.match(accepted.stdout, /^Tool "shifty__steady" of "gateway" is new since its tools were pinned:$/m);
+    assert.match(accepted.stdout, /^\+ {2}"description": "Never changes\.",$/m);
+    assert.match(accepted.stdout, /^Accepted: gateway\/shifty__steady \(sha256:[0-9a-f]{64}\) in /m);
+
+    await run(ws, config, async (gateway) => {
+      assert.deepEqual(await names(gateway), [...pinnedNames, 'shifty__steady']);
+      assert.equal(textOf(await callTool(gateway.client, { name: 'shifty__steady', arguments: {} })), 'steady');
+    });
+  });
+});
 
 for (const http of [false, true]) {
   describe(`pin in front of server-everything through mcp-chain serve${http ? ' --http' : ''}`, () => {
