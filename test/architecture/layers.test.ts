@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 export const LAYERS: readonly (readonly string[])[] = [
   ['spec', 'errors', 'log'],
   ['message', 'protocol'],
-  ['core', 'transport'],
+  ['core', 'transport', 'auth'],
   ['rpc'],
   ['session'],
   ['chain'],
