@@ -3,7 +3,8 @@
  * `filter`: hides tools, prompts and resources by name. A hidden item is absent from every page
  * of its list, and using it fails exactly as if the server had never had it.
  */
-import type { Middleware } from '../../chain/middleware.js';
+import type { Context } from '../../chain/context.js';
+import type { Middleware, Next } from '../../chain/middleware.js';
 import { ErrorCode } from '../../errors/error-code.js';
 import { McpError } from '../../errors/mcp-error.js';
 import type { JsonObject, Reply } from '../../message/jsonrpc.js';
@@ -50,27 +51,34 @@ export function filter(options: FilterOptions = {}): Middleware {
   const resources = rule(options.resources);
   const names = new ResourceNames();
 
-  return async function filter(ctx, next) {
+  /** A resource request: refused as not found unless its URI (or, where that decides, its name) is visible. */
+  async function resource(ctx: Context, next: Next, uri: string): Promise<Reply> {
+    const name = await names.lookup(ctx.session, next, uri);
+    if (!resources.visible([uri, name])) throw new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+    return next();
+  }
+
+  // Not async: a message it lets through gets next()'s own promise back, at no cost (a refusal
+  // thrown here becomes a rejection in compose).
+  return function filter(ctx, next) {
     const params = ctx.message.params ?? {};
     if (ctx.direction === 'toDownstream') {
       if (ctx.method === 'notifications/resources/list_changed') names.invalidate(ctx.session);
       if (ctx.method === 'notifications/resources/updated' && typeof params.uri === 'string') {
-        if (!resources.visible([params.uri, names.known(ctx.session, params.uri)])) return undefined;
+        if (!resources.visible([params.uri, names.known(ctx.session, params.uri)])) return Promise.resolve(undefined);
       }
       return next();
     }
 
     switch (ctx.method) {
       case 'tools/list':
-        return keep(await next(), 'tools', (tool) => tools.visible([tool.name]));
+        return next().then((reply) => keep(reply, 'tools', (tool) => tools.visible([tool.name])));
       case 'prompts/list':
-        return keep(await next(), 'prompts', (prompt) => prompts.visible([prompt.name]));
+        return next().then((reply) => keep(reply, 'prompts', (prompt) => prompts.visible([prompt.name])));
       case 'resources/list':
-        return keep(await next(), 'resources', (resource) => resources.visible([resource.uri, resource.name]));
+        return next().then((reply) => keep(reply, 'resources', (item) => resources.visible([item.uri, item.name])));
       case 'resources/templates/list':
-        return keep(await next(), 'resourceTemplates', (template) =>
-          resources.visible([template.uriTemplate, template.name]),
-        );
+        return next().then((reply) => keep(reply, 'resourceTemplates', (template) => resources.visible([template.uriTemplate, template.name])));
       case 'tools/call':
         if (!tools.visible([params.name])) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${String(params.name)}`);
         return next();
@@ -87,8 +95,8 @@ export function filter(options: FilterOptions = {}): Middleware {
       case 'resources/unsubscribe': {
         const uri = params.uri;
         if (typeof uri !== 'string') return next();
-        const name = resources.undecided(uri) ? await names.lookup(ctx.session, next, uri) : undefined;
-        if (!resources.visible([uri, name])) throw new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+        if (resources.undecided(uri)) return resource(ctx, next, uri);
+        if (!resources.visible([uri])) throw new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
         return next();
       }
       default:

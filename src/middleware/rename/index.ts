@@ -41,14 +41,15 @@ export function rename(options: RenameOptions = {}): Middleware {
   const tools = table('tool', options.tools ?? {}, TOOL_NAME);
   const prompts = table('prompt', options.prompts ?? {}, /^.+$/s);
 
-  return async function rename(ctx, next) {
+  // Not async: a message it does not rename gets next()'s own promise back, at no cost.
+  return function rename(ctx, next) {
     if (ctx.direction !== 'toUpstream') return next();
     const params = ctx.message.params ?? {};
     switch (ctx.method) {
       case 'tools/list':
-        return tools.list(await next(), 'tools');
+        return next().then((reply) => tools.list(reply, 'tools'));
       case 'prompts/list':
-        return prompts.list(await next(), 'prompts');
+        return next().then((reply) => prompts.list(reply, 'prompts'));
       case 'tools/call':
         return next(withName(ctx.message, params, tools.upstreamName(params.name)));
       case 'prompts/get':
