@@ -4,8 +4,16 @@ import type { Logger } from '../log/logger.js';
 export interface Identity {
   /** A stable name of the credential or principal (never the secret itself). */
   readonly id: string;
-  /** How it authenticated, such as `bearer` or `api-key`. */
+  /** How it authenticated, such as `bearer`, `api-key` or `oauth`. */
   readonly method: string;
+  /** `oauth`: the authorization server that issued the token (`iss`); sessions stay bound to issuer and subject. */
+  readonly issuer?: string | undefined;
+  /** `oauth`: the OAuth client the token was issued to. */
+  readonly clientId?: string | undefined;
+  /** `oauth`: the token's scopes. */
+  readonly scopes?: readonly string[] | undefined;
+  /** `oauth`: the claims chosen to travel with the identity (`claims` of the front's oauth options). */
+  readonly claims?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /** What an upstream knows of the session it is opened for. */

@@ -12,8 +12,8 @@ export interface AuthOptions {
   realm?: string;
 }
 
-/** Checks a request's credentials; resolves to who it is, or throws 401. */
-export type Authenticator = (req: IncomingMessage) => Identity;
+/** Checks a request's credentials: who it is (at once, or once a token is verified), or throws 401/403. */
+export type Authenticator = (req: IncomingMessage) => Identity | Promise<Identity>;
 
 /**
  * Static bearer tokens or API keys. Every presented secret is compared with every configured one
@@ -22,32 +22,50 @@ export type Authenticator = (req: IncomingMessage) => Identity;
 export function authenticator(options: AuthOptions): Authenticator {
   if (options.tokens.length === 0) throw new Error('authentication needs at least one token');
   const realm = options.realm ?? 'mcp-chain';
-  const apiKeyHeader = (options.apiKeyHeader ?? 'x-api-key').toLowerCase();
+  const find = staticTokens(options);
+  return (req) => {
+    const presented = presentedCredential(req, options.apiKeyHeader, (description) => unauthorized(realm, 'invalid_request', description));
+    if (presented === undefined) throw unauthorized(realm, undefined, 'authentication required');
+    const id = find(presented.secret);
+    if (id === undefined) throw unauthorized(realm, 'invalid_token', 'the token is not valid');
+    return { id, method: presented.method };
+  };
+}
+
+/** A secret a request presents, and how: `Authorization: Bearer` or the API-key header. */
+export interface PresentedCredential {
+  readonly secret: string;
+  readonly method: 'bearer' | 'api-key';
+}
+
+/** The credential of `req`, if any; a malformed `Authorization` header is `malformed(description)` thrown. */
+export function presentedCredential(req: IncomingMessage, apiKeyHeader = 'x-api-key', malformed: (description: string) => Error): PresentedCredential | undefined {
+  const authorization = req.headers.authorization;
+  if (authorization !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match?.[1]) throw malformed('the Authorization header must be "Bearer <token>"');
+    return { secret: match[1], method: 'bearer' };
+  }
+  const apiKey = req.headers[apiKeyHeader.toLowerCase()];
+  return typeof apiKey === 'string' ? { secret: apiKey, method: 'api-key' } : undefined;
+}
+
+/**
+ * The configured static tokens as a lookup: the id of the one `secret` is, or undefined. Every
+ * configured token is compared in constant time (over SHA-256 digests, so lengths do not leak).
+ */
+export function staticTokens(options: AuthOptions): (secret: string) => string | undefined {
   const known = options.tokens.map(({ id, token }) => {
     if (token === '') throw new Error(`the token of ${id} is empty`);
     return { id, digest: digest(token) };
   });
-  return (req) => {
-    const authorization = req.headers.authorization;
-    const apiKey = req.headers[apiKeyHeader];
-    let presented: string | undefined;
-    let method = 'bearer';
-    if (authorization !== undefined) {
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-      if (!match?.[1]) throw unauthorized(realm, 'invalid_request', 'the Authorization header must be "Bearer <token>"');
-      presented = match[1];
-    } else if (typeof apiKey === 'string') {
-      presented = apiKey;
-      method = 'api-key';
-    }
-    if (presented === undefined) throw unauthorized(realm, undefined, 'authentication required');
-    const candidate = digest(presented);
+  return (secret) => {
+    const candidate = digest(secret);
     let match: string | undefined;
     for (const entry of known) {
       if (timingSafeEqual(entry.digest, candidate) && match === undefined) match = entry.id;
     }
-    if (match === undefined) throw unauthorized(realm, 'invalid_token', 'the token is not valid');
-    return { id: match, method };
+    return match;
   };
 }
 

@@ -15,6 +15,8 @@ export interface Routes {
   legacy: { endpoint: LegacySseEndpoint; ssePath: string; messagesPath: string } | undefined;
   guard: OriginGuardOptions;
   authenticate: Authenticator | undefined;
+  /** The Protected Resource Metadata (RFC 9728) when the front is an OAuth resource server: its paths and its JSON. */
+  metadata?: { readonly paths: readonly string[]; readonly body: string } | undefined;
 }
 
 /**
@@ -23,15 +25,29 @@ export interface Routes {
  * endpoint of its path. Refusals are thrown as `HttpError`s for the caller to write.
  */
 export function routeRequest(routes: Routes): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  const { path, streamable, legacy, guard, authenticate } = routes;
+  const { path, streamable, legacy, guard, authenticate, metadata } = routes;
   return async (req, res) => {
-    if (answerCors(req, res, guard)) return;
     const url = new URL(req.url ?? '/', 'http://mcp-chain.invalid');
+    // Public by design (RFC 9728): any page may read it, before the origin and host checks.
+    if (metadata !== undefined && metadata.paths.includes(url.pathname)) return answerMetadata(req, res, metadata.body);
+    if (answerCors(req, res, guard)) return;
     const known = url.pathname === path || (legacy !== undefined && (url.pathname === legacy.ssePath || url.pathname === legacy.messagesPath));
     if (!known) throw new HttpError(404, `Not Found: ${url.pathname}`);
-    const identity: Identity | undefined = authenticate?.(req);
+    const checked = authenticate?.(req);
+    const identity: Identity | undefined = checked instanceof Promise ? await checked : checked;
     if (url.pathname === path) return streamable.handle(req, res, identity);
     if (url.pathname === legacy?.ssePath) return legacy.endpoint.open(req, res, identity);
     return legacy?.endpoint.post(req, res, url, identity);
   };
+}
+
+function answerMetadata(req: IncomingMessage, res: ServerResponse, body: string): void {
+  const cors = { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET, OPTIONS', 'access-control-allow-headers': 'mcp-protocol-version' };
+  if (req.method === 'OPTIONS') {
+    res.writeHead(204, cors).end();
+    return;
+  }
+  if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, `Method Not Allowed: ${req.method ?? ''}`, { headers: { allow: 'GET, OPTIONS' } });
+  res.writeHead(200, { ...cors, 'content-type': 'application/json', 'cache-control': 'public, max-age=300', 'content-length': Buffer.byteLength(body) });
+  res.end(req.method === 'HEAD' ? undefined : body);
 }

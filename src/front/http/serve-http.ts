@@ -7,6 +7,7 @@ import { stderrLogger } from '../../log/stderr-logger.js';
 import type { SessionOptions } from '../../session/session.js';
 import type { Upstream } from '../../core/upstream.js';
 import { authenticator, type AuthOptions } from './authenticator.js';
+import { metadataPaths, oauthAuthenticator, protectedResourceMetadata, type OAuthResourceOptions } from './oauth-resource.js';
 import { applyConnectionPolicy } from './connection-policy.js';
 import { MemoryEventStore, type EventStore } from './event-store.js';
 import { LegacySseEndpoint } from './legacy-sse-endpoint.js';
@@ -31,6 +32,11 @@ export interface ServeHttpOptions extends SessionOptions {
   allowedHosts?: readonly string[];
   /** Require a bearer token or API key. */
   auth?: AuthOptions;
+  /**
+   * Be an OAuth resource server: serve the Protected Resource Metadata (RFC 9728) and accept the
+   * access tokens its verifier accepts (beside `auth`'s static tokens, which keep working).
+   */
+  oauth?: OAuthResourceOptions;
   /**
    * Listen beyond loopback (any `host` but localhost, 127.0.0.0/8, ::1) without `auth`: refused
    * (a ChainError) unless this is true, and then said in one warning line. Default false.
@@ -73,7 +79,7 @@ export async function serveHttp(upstream: Upstream, options: ServeHttpOptions = 
   const log = options.log ?? stderrLogger();
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
-  const open = !isLoopbackHost(host) && (options.auth?.tokens.length ?? 0) === 0;
+  const open = !isLoopbackHost(host) && (options.auth?.tokens.length ?? 0) === 0 && options.oauth === undefined;
   if (open && options.allowUnauthenticated !== true) {
     throw new ChainError('CONFIG', `serveHttp: ${host} listens beyond this machine without auth: give auth, or allowUnauthenticated: true to answer anyone who can reach it`);
   }
@@ -142,7 +148,15 @@ function routesOf(upstream: Upstream, options: ServeHttpOptions, basics: Basics)
     ssePath: sse.path ?? '/sse',
     messagesPath,
   };
-  return { path, streamable, legacy, guard, authenticate: options.auth && authenticator(options.auth) };
+  const { oauth, auth } = options;
+  return {
+    path,
+    streamable,
+    legacy,
+    guard,
+    authenticate: oauth ? oauthAuthenticator(oauth, auth) : auth && authenticator(auth),
+    metadata: oauth && { paths: metadataPaths(oauth.resource), body: JSON.stringify(protectedResourceMetadata(oauth)) },
+  };
 }
 
 /** Listens on `host:port` (0: a free port), resolving once bound, rejecting if it cannot be. */

@@ -76,7 +76,7 @@ export class SessionTable {
    */
   get<T extends KeptAlive>(id: string, identity: Identity | undefined, kind: TransportClass<T>): SessionEntry<T> | undefined {
     const entry = this.#entries.get(id);
-    if (!entry || entry.identity?.id !== identity?.id || !(entry.transport instanceof kind)) return undefined;
+    if (!entry || entry.identity?.id !== identity?.id || entry.identity?.issuer !== identity?.issuer || !(entry.transport instanceof kind)) return undefined;
     return entry as SessionEntry<T>;
   }
 
