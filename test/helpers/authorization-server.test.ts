@@ -276,3 +276,83 @@ describe('the test authorization server', () => {
     assert.deepEqual(server.serverErrors.map((e) => e.message), []);
   });
 });
+
+describe('the test authorization server, as the official SDK client sees it', () => {
+  let server: AuthorizationServer;
+  before(async () => {
+    server = await startAuthorizationServer();
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  test("the SDK's discovery, registration, authorization and token functions accept it", async () => {
+    const sdk = await import('@modelcontextprotocol/sdk/client/auth.js');
+    const metadata = await sdk.discoverAuthorizationServerMetadata(server.issuer);
+    assert.ok(metadata);
+    assert.equal(metadata.issuer, server.issuer);
+    const clientInformation = await sdk.registerClient(server.issuer, {
+      metadata,
+      clientMetadata: {
+        client_name: 'sdk client',
+        redirect_uris: [REDIRECT],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      },
+    });
+    const resource = new URL(RESOURCE);
+    const { authorizationUrl, codeVerifier } = await sdk.startAuthorization(server.issuer, {
+      metadata,
+      clientInformation,
+      redirectUrl: REDIRECT,
+      scope: 'mcp:read',
+      state: 'sdk-state',
+      resource,
+    });
+    const back = new URL(await server.completeLogin(authorizationUrl.href, { subject: 'grace' }));
+    assert.equal(back.searchParams.get('state'), 'sdk-state');
+    const code = back.searchParams.get('code');
+    assert.ok(code, back.href);
+    const tokens = await sdk.exchangeAuthorization(server.issuer, {
+      metadata,
+      clientInformation,
+      authorizationCode: code,
+      codeVerifier,
+      redirectUri: REDIRECT,
+      resource,
+    });
+    const jwks = createRemoteJWKSet(new URL(server.jwksUri));
+    const { payload } = await jwtVerify(tokens.access_token, jwks, { issuer: server.issuer, audience: RESOURCE, typ: 'at+jwt' });
+    assert.equal(payload.sub, 'grace');
+    assert.ok(tokens.refresh_token);
+    const refreshed = await sdk.refreshAuthorization(server.issuer, { metadata, clientInformation, refreshToken: tokens.refresh_token, resource });
+    assert.equal((await jwtVerify(refreshed.access_token, jwks, { issuer: server.issuer, audience: RESOURCE })).payload.sub, 'grace');
+  });
+});
+
+describe('the test authorization server, limited to known resources', () => {
+  let server: AuthorizationServer;
+  before(async () => {
+    server = await startAuthorizationServer({ resources: [RESOURCE], scopes: ['tools:read'] });
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  test('issues tokens for a listed resource, with its scopes', async () => {
+    assert.equal(decodeJwt(await server.token({ resource: RESOURCE, scope: 'tools:read' }))['scope'], 'tools:read');
+  });
+
+  test('refuses a resource it does not know with invalid_target', async () => {
+    await assert.rejects(server.token({ resource: 'http://127.0.0.1:9/other' }), /invalid_target/);
+  });
+
+  test('without a resource, a token is opaque and has no audience (only good for userinfo)', async () => {
+    const token = await server.token();
+    assert.equal(token.split('.').length, 1);
+    const answer = await server.introspect(token);
+    assert.equal(answer['active'], true);
+    assert.equal(answer['aud'], undefined);
+  });
+});

@@ -6,7 +6,8 @@
 // - Access tokens for a resource (RFC 8707 `resource` parameter) are JWTs (RFC 9068, `typ: at+jwt`,
 //   `aud` = the resource), or opaque tokens checked by introspection (RFC 7662) when
 //   `accessTokenFormat` says so. oidc-provider does not store JWT access tokens, so only opaque
-//   tokens (and refresh tokens) can be introspected or revoked.
+//   tokens (and refresh tokens) can be introspected or revoked. A token asked for without
+//   `resource` is opaque and has no audience (oidc-provider keeps those for its userinfo endpoint).
 // - Grants: client_credentials, authorization_code with PKCE S256 (required), refresh_token.
 // - Open Dynamic Client Registration (RFC 7591) beside the clients given in the options.
 // - Login and consent without a browser: `completeLogin` follows an authorization URL the way a
