@@ -130,3 +130,5 @@ export {
 export { serveStdio, type ServeStdioOptions, type StdioFront } from './front/serve-stdio.js';
 export { serveHttp, type HttpFront, type ServeHttpOptions } from './front/http/serve-http.js';
 export type { AuthOptions } from './front/http/authenticator.js';
+export type { OAuthResourceOptions } from './front/http/oauth-resource.js';
+export { TokenRefusal, type TokenVerifier, type VerifiedToken } from './auth/token-verifier.js';
