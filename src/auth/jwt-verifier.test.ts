@@ -184,6 +184,17 @@ describe('jwtVerifier', () => {
     assert.match(refused.message, /tools:read/);
   });
 
+  test('a token without an expiry is refused', async () => {
+    const token = await new SignJWT({ sub: 'alice', scope: 'tools:read' })
+      .setProtectedHeader({ alg: 'RS256', kid: keyA.kid, typ: 'at+jwt' })
+      .setIssuer(ISSUER)
+      .setAudience(RESOURCE)
+      .sign(keyA.privateKey);
+    const refused = await refusal(main.verify(token));
+    assert.equal(refused.error, 'invalid_token');
+    assert.match(refused.message, /exp/);
+  });
+
   test('a token without a subject, or malformed, is refused', async () => {
     assert.equal((await refusal(main.verify(await sign(keyA, { sub: undefined })))).error, 'invalid_token');
     assert.equal((await refusal(main.verify('not.a.jwt'))).error, 'invalid_token');
@@ -230,8 +241,11 @@ describe('jwtVerifier', () => {
       assert.ok(!error.message.includes(token));
       return true;
     });
-    const missing = verifier('/no-such-jwks');
-    await assert.rejects(missing.verify(token), (error: unknown) => error instanceof Error && !(error instanceof TokenRefusal));
+    const missing = verifier('/no-such-jwks', { jwksRetryAfterFailureMs: 60_000 });
+    for (let i = 0; i < 5; i++) {
+      await assert.rejects(missing.verify(token), (error: unknown) => error instanceof Error && !(error instanceof TokenRefusal) && /404/.test(error.message));
+    }
+    assert.equal(fetches.get('/no-such-jwks'), 1, 'a failing JWKS is not asked again before the retry delay');
   });
 
   test('a jwksUri outside the fetch policy is refused at construction', () => {

@@ -65,6 +65,11 @@ export interface JwtVerifierOptions {
   readonly jwksTimeoutMs?: number;
   /** The largest JWKS read (bytes); default 256 KiB. */
   readonly jwksMaxBytes?: number;
+  /**
+   * After a failed JWKS fetch (unreachable, error status, too large), no other for this long (ms):
+   * every check meanwhile fails at once (503) instead of asking a failing issuer again; default 5 s.
+   */
+  readonly jwksRetryAfterFailureMs?: number;
   /** The largest token looked at (bytes); default 16 KiB. */
   readonly maxTokenBytes?: number;
   /** Plain `http:` to a loopback `jwksUri` (tests); default `true`. */
@@ -83,9 +88,14 @@ function normalType(typ: string): string {
   return lower.startsWith('application/') ? lower.slice('application/'.length) : lower;
 }
 
-/** A fetch for jose that goes through the fetch policy and its bounds. */
+/**
+ * A fetch for jose that goes through the fetch policy and its bounds, and after a failure does not
+ * ask again for `jwksRetryAfterFailureMs` (jose's own cooldown counts from successful fetches only).
+ */
 function policyFetch(options: JwtVerifierOptions): FetchImplementation {
-  return async (url, init) => {
+  const retryAfterMs = options.jwksRetryAfterFailureMs ?? 5000;
+  let lastFailure: { readonly at: number; readonly error: unknown } | undefined;
+  const fetchOnce: FetchImplementation = async (url, init) => {
     const headers: Record<string, string> = {};
     init.headers.forEach((value, name) => {
       headers[name] = value;
@@ -102,6 +112,18 @@ function policyFetch(options: JwtVerifierOptions): FetchImplementation {
     );
     const empty = response.status === 204 || response.status === 304 || response.status < 200;
     return new Response(empty ? null : response.body, { status: response.status < 200 ? 502 : response.status, headers: response.headers });
+  };
+  return async (url, init) => {
+    if (lastFailure !== undefined && Date.now() - lastFailure.at < retryAfterMs) throw lastFailure.error;
+    try {
+      const response = await fetchOnce(url, init);
+      if (response.status !== 200) throw new Error(`the JWKS endpoint answered HTTP ${response.status}`);
+      lastFailure = undefined;
+      return response;
+    } catch (error) {
+      lastFailure = { at: Date.now(), error };
+      throw error;
+    }
   };
 }
 
