@@ -40,7 +40,10 @@ export class TokenRefusal extends Error {
 /**
  * Checks a bearer token: resolves to what it grants, or rejects with a `TokenRefusal`. Any other
  * rejection (the authorization server unreachable) is the verifier's own failure, answered 503
- * rather than blamed on the token.
+ * rather than blamed on the token. Neither ever carries the token in its message.
+ *
+ * Implementations: `jwtVerifier` (JWT access tokens against the issuer's JWKS) and
+ * `introspectionVerifier` (opaque tokens, RFC 7662).
  */
 export interface TokenVerifier {
   verify(token: string): Promise<VerifiedToken>;
