@@ -132,3 +132,5 @@ export { serveHttp, type HttpFront, type ServeHttpOptions } from './front/http/s
 export type { AuthOptions } from './front/http/authenticator.js';
 export type { OAuthResourceOptions } from './front/http/oauth-resource.js';
 export { TokenRefusal, type TokenVerifier, type VerifiedToken } from './auth/token-verifier.js';
+export { DEFAULT_CLOCK_TOLERANCE_SEC, DEFAULT_JWT_ALGORITHMS, jwtVerifier, type JwtVerifierOptions } from './auth/jwt-verifier.js';
+export { introspectionVerifier, type IntrospectionVerifierOptions } from './auth/introspection-verifier.js';

@@ -6,17 +6,8 @@
  * request needs. The JWKS is fetched through the OAuth fetch policy, cached, and fetched again on
  * an unknown `kid` at most once per cooldown, so a flood of made-up key ids cannot hammer the issuer.
  */
-import {
-  createLocalJWKSet,
-  createRemoteJWKSet,
-  customFetch,
-  errors,
-  jwtVerify,
-  type FetchImplementation,
-  type JSONWebKeySet,
-  type JWTPayload,
-  type JWTVerifyGetKey,
-} from 'jose';
+import type * as JoseModule from 'jose';
+import type { FetchImplementation, JSONWebKeySet, JWTPayload, JWTVerifyGetKey } from 'jose';
 import { fetchBounded } from './bounded-fetch.js';
 import { checkUrlShape, describeUrl, type HostLookup } from './fetch-policy.js';
 import { missingScopes, scopesFromClaims } from './scopes.js';
@@ -82,6 +73,14 @@ export interface JwtVerifierOptions {
 
 const forbiddenAlgorithm = /^(none|HS\d+)$/i;
 
+type Jose = typeof JoseModule;
+let jose: Promise<Jose> | undefined;
+
+/** jose, loaded on the first token checked: a gateway without OAuth never loads it. */
+function loadJose(): Promise<Jose> {
+  return (jose ??= import('jose'));
+}
+
 /** `typ` as RFC 9068 §4 compares it: case-insensitive, `application/` optional. */
 function normalType(typ: string): string {
   const lower = typ.toLowerCase();
@@ -128,7 +127,7 @@ function policyFetch(options: JwtVerifierOptions): FetchImplementation {
 }
 
 /** The reason a jose error gives, for a token refusal; `undefined` when the fault is not the token's. */
-function refusalReason(error: unknown): string | undefined {
+function refusalReason(error: unknown, errors: Jose['errors']): string | undefined {
   if (error instanceof errors.JWTExpired) return 'the token has expired';
   if (error instanceof errors.JWTClaimValidationFailed) {
     switch (error.claim) {
@@ -173,28 +172,30 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
   const requiredScopes = options.requiredScopes ?? [];
   const now = options.now ?? Date.now;
 
-  let keys: JWTVerifyGetKey;
-  let jwksWhere = 'the JWKS';
-  if (options.jwksUri !== undefined) {
-    const url = checkUrlShape(options.jwksUri, options.allowHttpLoopback === undefined ? {} : { allowHttpLoopback: options.allowHttpLoopback });
-    jwksWhere = describeUrl(url);
-    keys = createRemoteJWKSet(url, {
-      timeoutDuration: options.jwksTimeoutMs ?? 5000,
-      cooldownDuration: options.jwksCooldownMs ?? 30_000,
-      cacheMaxAge: options.jwksCacheMaxAgeMs ?? 600_000,
-      [customFetch]: policyFetch(options),
-    });
-  } else {
-    keys = createLocalJWKSet(options.jwks as JSONWebKeySet);
-  }
+  const url =
+    options.jwksUri === undefined ? undefined : checkUrlShape(options.jwksUri, options.allowHttpLoopback === undefined ? {} : { allowHttpLoopback: options.allowHttpLoopback });
+  const jwksWhere = url === undefined ? 'the JWKS' : describeUrl(url);
+  /** The key set, made with jose once it is loaded. */
+  let keys: Promise<JWTVerifyGetKey> | undefined;
+  const keysOf = (j: Jose): JWTVerifyGetKey =>
+    url === undefined
+      ? j.createLocalJWKSet(options.jwks as JSONWebKeySet)
+      : j.createRemoteJWKSet(url, {
+          timeoutDuration: options.jwksTimeoutMs ?? 5000,
+          cooldownDuration: options.jwksCooldownMs ?? 30_000,
+          cacheMaxAge: options.jwksCacheMaxAgeMs ?? 600_000,
+          [j.customFetch]: policyFetch(options),
+        });
 
   return {
     async verify(token: string): Promise<VerifiedToken> {
       if (token === '' || Buffer.byteLength(token) > maxTokenBytes) throw new TokenRefusal('invalid_token', 'the token is malformed');
       let payload: JWTPayload;
       let typ: string | undefined;
+      const j = await loadJose();
+      const getKey = await (keys ??= Promise.resolve(keysOf(j)));
       try {
-        const result = await jwtVerify(token, keys, {
+        const result = await j.jwtVerify(token, getKey, {
           issuer: options.issuer,
           audience,
           algorithms,
@@ -205,7 +206,7 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
         payload = result.payload;
         typ = result.protectedHeader.typ;
       } catch (error) {
-        const reason = refusalReason(error);
+        const reason = refusalReason(error, j.errors);
         if (reason !== undefined) throw new TokenRefusal('invalid_token', reason);
         const detail = error instanceof Error ? error.message : String(error);
         throw new Error(`the issuer's keys (${jwksWhere}) could not be fetched: ${detail}`, { cause: error });
