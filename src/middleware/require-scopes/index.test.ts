@@ -209,6 +209,12 @@ describe('requireScopes', () => {
       message: 'Insufficient scope: the prompt "payroll" needs the scope "hr"; the caller lacks "hr"',
       data: { scopes: ['hr'], prompt: 'payroll' },
     });
+    const completion = await refused.call('completion/complete', { ref: { type: 'ref/prompt', name: 'payroll' }, argument: { name: 'x', value: '' } });
+    assert.deepEqual(completion.error, {
+      code: -32004,
+      message: 'Insufficient scope: the prompt "payroll" needs the scope "hr"; the caller lacks "hr"',
+      data: { scopes: ['hr'], prompt: 'payroll' },
+    });
     await refused.close();
 
     const hr = await open(options, oauth('hr'));
@@ -252,6 +258,7 @@ describe('requireScopes', () => {
     const h = await open({ resources: { 'db://private/*': 'db:private' } }, oauth('db:public'), upstream);
     assert.deepEqual(names((await h.request('resources/templates/list')).resourceTemplates), ['public']);
     await assert.rejects(h.request('resources/subscribe', { uri: 'db://private/1' }), { code: ErrorCode.ResourceNotFound, message: 'Resource not found: db://private/1' });
+    await assert.rejects(h.request('resources/unsubscribe', { uri: 'db://private/1' }), { code: ErrorCode.ResourceNotFound, message: 'Resource not found: db://private/1' });
     assert.ok(await h.request('resources/subscribe', { uri: 'db://public/1' }));
     assert.equal(upstream.received.filter((m) => m.method === 'resources/subscribe').length, 1);
 
