@@ -1,4 +1,4 @@
-import type { FrontConfig, GatewayConfig, MiddlewareConfig, ServerConfig } from '../config/gateway-config.js';
+import type { FrontConfig, GatewayConfig, MiddlewareConfig, OAuthFrontConfig, ServerConfig } from '../config/gateway-config.js';
 import { defaultPrefix, safeName } from '../upstream/aggregate/names.js';
 import type { CommandArg } from '../upstream/commands/commands.js';
 
@@ -23,6 +23,7 @@ export function describeConfig(config: GatewayConfig, options: DescribeConfigOpt
   const disabled = config.servers.length - enabled.length;
   const count = `${plural(config.servers.length, 'server')}${disabled === 0 ? '' : ` (${disabled} disabled)`}`;
   const out = [`${config.file}: valid, ${count}`, '', `front: ${frontText(config.front)}`];
+  if (config.front.kind === 'http' && config.front.oauth !== undefined) out.push(`oauth: ${oauthText(config.front.oauth, hide)}`);
   if (config.serverInfo) out.push(`serverInfo: ${config.serverInfo.name} ${config.serverInfo.version}${config.serverInfo.title === undefined ? '' : ` (${config.serverInfo.title})`}`);
   const timeouts = timeoutsText(config);
   if (timeouts !== '') out.push(`timeouts: ${timeouts}`);
@@ -104,11 +105,29 @@ function frontText(front: FrontConfig): string {
   const parts = [`Streamable HTTP at http://${host}:${front.port}${front.path}`];
   if (front.sse) parts.push('legacy HTTP+SSE too');
   if (front.tokens.length > 0) parts.push(`tokens: ${front.tokens.map((t) => t.id).join(', ')}`);
-  else parts.push(front.allowUnauthenticated ? 'no token required (allowUnauthenticated)' : 'no token required');
+  else if (front.oauth === undefined) parts.push(front.allowUnauthenticated ? 'no token required (allowUnauthenticated)' : 'no token required');
+  if (front.oauth !== undefined) parts.push('OAuth access tokens accepted');
   if (front.allowedOrigins) parts.push(`origins: ${front.allowedOrigins.join(', ')}`);
   if (front.allowedHosts) parts.push(`hosts: ${front.allowedHosts.join(', ')}`);
   if (front.sessionTtlMs !== undefined) parts.push(`sessions end after ${front.sessionTtlMs / 1000} s idle`);
   if (front.maxSessions !== undefined) parts.push(`at most ${front.maxSessions} sessions`);
+  return parts.join('; ');
+}
+
+/** `http.oauth` as validate shows it: the resource, the issuer, how tokens are checked; never the client secret. */
+function oauthText(oauth: OAuthFrontConfig, hide: (text: string) => string): string {
+  const url = (text: string): string => hide(withoutPassword(text));
+  const parts = [`resource ${url(oauth.resource)}`, `issuer ${url(oauth.issuer)}`];
+  if (oauth.authorizationServers.length !== 1 || oauth.authorizationServers[0] !== oauth.issuer) parts.push(`authorization servers ${oauth.authorizationServers.map(url).join(', ')}`);
+  if (oauth.audience.length !== 1 || oauth.audience[0] !== oauth.resource) parts.push(`audience ${oauth.audience.map(hide).join(', ')}`);
+  const check = oauth.tokens;
+  parts.push(
+    check.kind === 'jwt'
+      ? `JWT access tokens, keys at ${url(check.jwksUri)}${check.algorithms === undefined ? '' : ` (${check.algorithms.join(', ')})`}`
+      : `opaque tokens by introspection at ${url(check.endpoint)} as client ${hide(check.clientId)}`,
+  );
+  if (oauth.requiredScopes !== undefined && oauth.requiredScopes.length > 0) parts.push(`scopes required: ${oauth.requiredScopes.join(' ')}`);
+  if (oauth.claims !== undefined && oauth.claims.length > 0) parts.push(`claims kept: ${oauth.claims.join(', ')}`);
   return parts.join('; ');
 }
 

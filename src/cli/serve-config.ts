@@ -1,9 +1,12 @@
+import { introspectionVerifier } from '../auth/introspection-verifier.js';
+import { jwtVerifier } from '../auth/jwt-verifier.js';
 import { buildGateway, type BuiltGateway } from '../config/build-gateway.js';
 import { ConfigError } from '../config/config-error.js';
-import type { FrontConfig, GatewayConfig } from '../config/gateway-config.js';
+import type { FrontConfig, GatewayConfig, OAuthFrontConfig } from '../config/gateway-config.js';
 import { loadConfig } from '../config/load-config.js';
 import type { ServeHttpOptions } from '../front/http/serve-http.js';
 import { isLoopbackHost } from '../front/http/loopback-host.js';
+import type { OAuthResourceOptions } from '../front/http/oauth-resource.js';
 import { serveStdio } from '../front/serve-stdio.js';
 import type { Logger } from '../log/logger.js';
 import { stderrLogger } from '../log/stderr-logger.js';
@@ -33,7 +36,7 @@ export async function serveConfig(request: ConfigServeRequest): Promise<number> 
   try {
     config = await loadConfig(file, { log });
     // The front is checked before anything is built: a refused front starts nothing.
-    front = frontOf(config.front, request.http);
+    front = frontOf(config.front, request.http, log);
     built = await buildGateway(config, { log });
   } catch (error) {
     if (error instanceof ConfigError) return reportConfigError(error, `not serving ${file}`);
@@ -77,7 +80,7 @@ type Front = { kind: 'stdio' } | { kind: 'http'; options: ServeHttpOptions };
  * that is not set, and a bind beyond loopback without a token (unless allowed in so many words)
  * are usage errors.
  */
-function frontOf(file: FrontConfig, flags: HttpOverrides): Front {
+function frontOf(file: FrontConfig, flags: HttpOverrides, log: Logger): Front {
   const fail = (message: string): never => {
     throw new UsageError(message, 'serve');
   };
@@ -98,9 +101,10 @@ function frontOf(file: FrontConfig, flags: HttpOverrides): Front {
           return { id: name, token: token as string };
         });
   const allowUnauthenticated = flags.allowUnauthenticated ?? fromFile?.allowUnauthenticated ?? false;
-  if (tokens.length === 0 && !allowUnauthenticated && !isLoopbackHost(host)) {
+  const oauth = fromFile?.oauth === undefined ? undefined : oauthOptions(fromFile.oauth, log);
+  if (tokens.length === 0 && oauth === undefined && !allowUnauthenticated && !isLoopbackHost(host)) {
     fail(
-      `serving on ${host} listens beyond this machine without a token: add tokens to the file's http section or --token-env <VAR>, ` +
+      `serving on ${host} listens beyond this machine without a token: add tokens (or oauth) to the file's http section or --token-env <VAR>, ` +
         'or allow it (--allow-unauthenticated, or allowUnauthenticated in the file) to answer anyone who can reach it',
     );
   }
@@ -116,12 +120,48 @@ function frontOf(file: FrontConfig, flags: HttpOverrides): Front {
       path: fromFile?.path ?? '/mcp',
       sse: flags.sse ?? fromFile?.sse ?? false,
       ...(tokens.length > 0 ? { auth: { tokens: tokens.map((t) => ({ id: t.id, token: t.token })) } } : {}),
+      ...(oauth === undefined ? {} : { oauth }),
       allowUnauthenticated,
       ...(allowedOrigins === undefined ? {} : { allowedOrigins }),
       ...(allowedHosts === undefined ? {} : { allowedHosts }),
       ...(sessionTtlMs === undefined ? {} : { sessionTtlMs }),
       ...(maxSessions === undefined ? {} : { maxSessions }),
     },
+  };
+}
+
+/**
+ * The front's OAuth resource server, from `http.oauth`: a JWT verifier against the issuer's keys or
+ * an introspection verifier (which logs the endpoint's failures, never the token or the secret).
+ * Nothing is fetched yet: the keys on the first token, introspection per token.
+ */
+function oauthOptions(oauth: OAuthFrontConfig, log: Logger): OAuthResourceOptions {
+  const common = {
+    audience: oauth.audience,
+    ...(oauth.requiredScopes === undefined ? {} : { requiredScopes: oauth.requiredScopes }),
+    ...(oauth.clockToleranceSec === undefined ? {} : { clockToleranceSec: oauth.clockToleranceSec }),
+  };
+  const check = oauth.tokens;
+  const verifier =
+    check.kind === 'jwt'
+      ? jwtVerifier({ ...common, issuer: oauth.issuer, jwksUri: check.jwksUri, ...(check.algorithms === undefined ? {} : { algorithms: check.algorithms }) })
+      : introspectionVerifier({
+          ...common,
+          endpoint: check.endpoint,
+          clientId: check.clientId,
+          clientSecret: check.clientSecret,
+          ...(check.clientAuth === undefined ? {} : { clientAuth: check.clientAuth }),
+          ...(check.cacheMs === undefined ? {} : { cacheMs: check.cacheMs }),
+          logger: log,
+        });
+  return {
+    resource: oauth.resource,
+    authorizationServers: oauth.authorizationServers,
+    verifier,
+    ...(oauth.requiredScopes === undefined ? {} : { requiredScopes: oauth.requiredScopes }),
+    ...(oauth.scopesSupported === undefined ? {} : { scopesSupported: oauth.scopesSupported }),
+    ...(oauth.claims === undefined ? {} : { claims: oauth.claims }),
+    ...(oauth.resourceName === undefined ? {} : { resourceName: oauth.resourceName }),
   };
 }
 

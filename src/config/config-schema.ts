@@ -191,9 +191,37 @@ const token = z.union([
   z.strictObject({ id: z.string().min(1).describe('Who presents it (in logs)'), token: z.string().min(1).describe('The token, usually "${TOKEN}"') }),
 ]);
 
+const scopeList = z.array(z.string().min(1).regex(/^[^\s"\\]+$/, 'expected a scope (no spaces, quotes or backslashes)'));
+
+const oauthFront = z
+  .strictObject({
+    resource: z.string().min(1).describe('This gateway\'s public URL, its resource identifier (RFC 8707), such as "https://mcp.example.com/mcp": tokens must be minted for it. May use ${VAR}'),
+    issuer: z.string().min(1).describe('The authorization server\'s issuer; JWT access tokens must carry it as `iss`. Listed in the protected resource metadata unless `authorizationServers` is given. May use ${VAR}'),
+    authorizationServers: z.array(z.string().min(1)).min(1).optional().describe('`authorization_servers` of the protected resource metadata; default: [issuer]'),
+    jwksUri: z.string().min(1).optional().describe('JWT access tokens are checked against the keys here (fetched on the first token, cached, fetched again on an unknown key). No discovery: give it. Exactly one of `jwksUri` and `introspection`'),
+    introspection: z
+      .strictObject({
+        endpoint: z.string().min(1).describe('The introspection endpoint (RFC 7662). May use ${VAR}'),
+        clientId: z.string().min(1).describe('This gateway\'s client id at the authorization server. May use ${VAR}'),
+        clientSecret: z.string().min(1).describe('Its client secret, usually "${SECRET}"; never shown or logged'),
+        clientAuth: z.enum(['client_secret_basic', 'client_secret_post']).optional().describe('How the client authenticates (default client_secret_basic)'),
+        cacheMs: z.number().int().min(0).optional().describe('How long an answer is reused, ms (default 30000, never past the token\'s exp; 0: no cache)'),
+      })
+      .optional()
+      .describe('Opaque access tokens, checked by introspection. Exactly one of `jwksUri` and `introspection`'),
+    audience: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional().describe('The audience tokens must carry (`aud`); default: `resource`'),
+    requiredScopes: scopeList.optional().describe('Scopes every request needs (403 insufficient_scope without one)'),
+    scopesSupported: scopeList.optional().describe('`scopes_supported` of the protected resource metadata; default: `requiredScopes`'),
+    claims: z.array(z.string().min(1)).optional().describe('Claims of the token copied into the session\'s identity (`ctx.session.identity.claims`)'),
+    resourceName: z.string().min(1).optional().describe('`resource_name` of the protected resource metadata'),
+    algorithms: z.array(z.string().min(1)).min(1).optional().describe('JWT signature algorithms accepted (default RS*, PS*, ES*, EdDSA); `none` and HS* are never accepted'),
+    clockToleranceSec: z.number().min(0).max(300).optional().describe('Tolerance for exp and nbf, seconds (default 30)'),
+  })
+  .describe('Accept the access tokens an OAuth authorization server issues (MCP authorization): the front becomes an OAuth resource server, beside any static `tokens`');
+
 const httpFront = z
   .strictObject({
-    host: z.string().min(1).optional().describe('Default 127.0.0.1. Beyond loopback needs `tokens` or `allowUnauthenticated`'),
+    host: z.string().min(1).optional().describe('Default 127.0.0.1. Beyond loopback needs `tokens`, `oauth` or `allowUnauthenticated`'),
     port: z.number().int().min(0).max(65535).optional().describe('Default 8080; 0 picks a free one'),
     path: z.string().regex(/^\//, 'expected a path starting with "/"').optional().describe('Default /mcp'),
     tokens: z.array(token).optional().describe('Accepted bearer tokens; values may use ${VAR} (and should)'),
@@ -203,6 +231,7 @@ const httpFront = z
     maxSessions: z.number().int().positive().optional().describe('At most this many sessions at once'),
     allowUnauthenticated: z.boolean().optional().describe('Listen beyond loopback without tokens'),
     sse: z.boolean().optional().describe('Also serve the legacy HTTP+SSE endpoints'),
+    oauth: oauthFront.optional(),
   })
   .describe('Serve over Streamable HTTP instead of stdio');
 

@@ -138,7 +138,7 @@ export interface ServerInput {
 
 /** Serving over Streamable HTTP instead of stdio. */
 export interface HttpFrontInput {
-  /** Default 127.0.0.1. Beyond loopback needs `tokens` or `allowUnauthenticated`. */
+  /** Default 127.0.0.1. Beyond loopback needs `tokens`, `oauth` or `allowUnauthenticated`. */
   readonly host?: string;
   /** Default 8080. */
   readonly port?: number;
@@ -154,6 +154,44 @@ export interface HttpFrontInput {
   readonly allowUnauthenticated?: boolean;
   /** Also serve the legacy HTTP+SSE endpoints. */
   readonly sse?: boolean;
+  /** Accept the access tokens an OAuth authorization server issues (the front as a resource server). */
+  readonly oauth?: OAuthFrontInput;
+}
+
+/** `http.oauth`: the front as an OAuth resource server. Give exactly one of `jwksUri` and `introspection`. */
+export interface OAuthFrontInput {
+  /** This gateway's public URL, its resource identifier: tokens must be minted for it. */
+  readonly resource: string;
+  /** The authorization server's issuer (`iss` of JWTs; the metadata's authorization server by default). */
+  readonly issuer: string;
+  /** `authorization_servers` of the protected resource metadata; default `[issuer]`. */
+  readonly authorizationServers?: readonly string[];
+  /** JWT access tokens are checked against the keys here. */
+  readonly jwksUri?: string;
+  /** Opaque access tokens are introspected (RFC 7662) with these client credentials. */
+  readonly introspection?: {
+    readonly endpoint: string;
+    readonly clientId: string;
+    /** Usually `'${SECRET}'`; never shown or logged. */
+    readonly clientSecret: string;
+    readonly clientAuth?: 'client_secret_basic' | 'client_secret_post';
+    /** How long an answer is reused, ms (default 30 000). */
+    readonly cacheMs?: number;
+  };
+  /** The `aud` tokens must carry; default `resource`. */
+  readonly audience?: string | readonly string[];
+  /** Scopes every request needs. */
+  readonly requiredScopes?: readonly string[];
+  /** `scopes_supported` of the metadata; default `requiredScopes`. */
+  readonly scopesSupported?: readonly string[];
+  /** Claims copied into `ctx.session.identity.claims`. */
+  readonly claims?: readonly string[];
+  /** `resource_name` of the metadata. */
+  readonly resourceName?: string;
+  /** JWT algorithms accepted (asymmetric only). */
+  readonly algorithms?: readonly string[];
+  /** Tolerance for `exp` and `nbf`, seconds (default 30). */
+  readonly clockToleranceSec?: number;
 }
 
 /** A gateway's config, as `mcp-chain.config.ts` writes it. */

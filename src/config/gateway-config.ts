@@ -113,6 +113,43 @@ export type FrontConfig =
       readonly allowUnauthenticated: boolean;
       /** Also serve the legacy HTTP+SSE endpoints. */
       readonly sse: boolean;
+      /** The front as an OAuth resource server (`http.oauth`), beside any static tokens. */
+      readonly oauth?: OAuthFrontConfig | undefined;
+    };
+
+/**
+ * `http.oauth`, interpolated and checked: which access tokens the front accepts and what its
+ * protected resource metadata says. The client secret of introspection is a secret: never logged.
+ */
+export interface OAuthFrontConfig {
+  /** This gateway's resource identifier (its public URL). */
+  readonly resource: string;
+  /** The authorization server's issuer. */
+  readonly issuer: string;
+  /** `authorization_servers` of the metadata (default: `[issuer]`). */
+  readonly authorizationServers: readonly string[];
+  /** The audience tokens must carry (default: `[resource]`). */
+  readonly audience: readonly string[];
+  /** How tokens are checked: JWTs against the issuer's keys, or opaque ones by introspection. */
+  readonly tokens: OAuthTokenCheck;
+  readonly requiredScopes?: readonly string[] | undefined;
+  readonly scopesSupported?: readonly string[] | undefined;
+  readonly claims?: readonly string[] | undefined;
+  readonly resourceName?: string | undefined;
+  /** Tolerance for `exp` and `nbf`, seconds. */
+  readonly clockToleranceSec?: number | undefined;
+}
+
+export type OAuthTokenCheck =
+  | { readonly kind: 'jwt'; readonly jwksUri: string; readonly algorithms?: readonly string[] | undefined }
+  | {
+      readonly kind: 'introspection';
+      readonly endpoint: string;
+      readonly clientId: string;
+      /** A secret: never logged or shown. */
+      readonly clientSecret: string;
+      readonly clientAuth?: 'client_secret_basic' | 'client_secret_post' | undefined;
+      readonly cacheMs?: number | undefined;
     };
 
 /**

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAbsolute, resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
+import { checkUrlShape } from '../auth/fetch-policy.js';
 import type { Logger } from '../log/logger.js';
 import type { CommandArg, CommandTool } from '../upstream/commands/command-options.js';
 import { commandToolProblems } from '../upstream/commands/command-tool-problems.js';
@@ -10,7 +11,7 @@ import type { ConfigProblem } from './config-error.js';
 import { formatPath, type ConfigPath } from './config-path.js';
 import type { MiddlewareEntry, RawConfig, RawServer } from './config-schema.js';
 import { describeOsError } from './describe-os-error.js';
-import type { FrontConfig, GatewayConfig, MiddlewareConfig, ServerConfig } from './gateway-config.js';
+import type { FrontConfig, GatewayConfig, MiddlewareConfig, OAuthFrontConfig, ServerConfig } from './gateway-config.js';
 import { interpolate, type Variables } from './interpolate-variables.js';
 import type { Position } from './parse-config-text.js';
 
@@ -288,7 +289,8 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
-function normalizeFront(http: RawConfig['http'], { text }: Tools): FrontConfig {
+function normalizeFront(http: RawConfig['http'], tools: Tools): FrontConfig {
+  const { text } = tools;
   if (http === undefined) return { kind: 'stdio' };
   return {
     kind: 'http',
@@ -305,6 +307,85 @@ function normalizeFront(http: RawConfig['http'], { text }: Tools): FrontConfig {
     maxSessions: http.maxSessions,
     allowUnauthenticated: http.allowUnauthenticated ?? false,
     sse: http.sse ?? false,
+    oauth: http.oauth === undefined ? undefined : normalizeOAuth(http.oauth, ['http', 'oauth'], tools),
+  };
+}
+
+type RawOAuth = NonNullable<NonNullable<RawConfig['http']>['oauth']>;
+
+/**
+ * `http.oauth`: `${VAR}` resolved in its URLs and credentials, defaults applied (the audience is
+ * the resource, the authorization servers the issuer), and what the verifiers would refuse at the
+ * start found now, at its place: exactly one of `jwksUri` and `introspection`, URLs that are not
+ * absolute http(s) (the fetched ones under the OAuth fetch policy: https, plain http to loopback
+ * only), `none` or `HS*` among the algorithms.
+ */
+function normalizeOAuth(oauth: RawOAuth, path: ConfigPath, { problem, text }: Tools): OAuthFrontConfig {
+  const url = (value: string, key: ConfigPath, fetched: boolean): string => {
+    const where = [...path, ...key];
+    const resolved = text(value, where);
+    if (!isHttpUrl(resolved)) {
+      problem(where, 'expected an absolute http:// or https:// URL');
+      return resolved;
+    }
+    if (fetched) {
+      try {
+        checkUrlShape(resolved);
+      } catch (error) {
+        problem(where, error instanceof Error ? error.message : String(error));
+      }
+    }
+    return resolved;
+  };
+  const resource = url(oauth.resource, ['resource'], false);
+  if (isHttpUrl(resource) && new URL(resource).hash !== '') problem([...path, 'resource'], 'a resource identifier has no fragment (#...)');
+  const issuer = url(oauth.issuer, ['issuer'], false);
+  const authorizationServers = (oauth.authorizationServers ?? [oauth.issuer]).map((server, index) =>
+    oauth.authorizationServers === undefined ? issuer : url(server, ['authorizationServers', index], false),
+  );
+  const audience =
+    oauth.audience === undefined
+      ? [resource]
+      : typeof oauth.audience === 'string'
+        ? [text(oauth.audience, [...path, 'audience'])]
+        : oauth.audience.map((aud, index) => text(aud, [...path, 'audience', index]));
+  for (const [index, alg] of (oauth.algorithms ?? []).entries()) {
+    if (/^(none|HS\d+)$/i.test(alg)) problem([...path, 'algorithms', index], `${alg} is never accepted: only asymmetric algorithms (RS*, PS*, ES*, EdDSA)`);
+  }
+  let tokens: OAuthFrontConfig['tokens'];
+  if ((oauth.jwksUri === undefined) === (oauth.introspection === undefined)) {
+    problem(
+      path,
+      oauth.jwksUri === undefined
+        ? 'expected "jwksUri" (JWT access tokens, checked against the issuer\'s keys) or "introspection" (opaque tokens)'
+        : 'give one of "jwksUri" and "introspection", not both',
+    );
+  }
+  if (oauth.jwksUri !== undefined) {
+    tokens = { kind: 'jwt', jwksUri: url(oauth.jwksUri, ['jwksUri'], true), algorithms: oauth.algorithms };
+  } else {
+    const given = oauth.introspection ?? { endpoint: '', clientId: '', clientSecret: '' };
+    if (oauth.algorithms !== undefined) problem([...path, 'algorithms'], 'applies to JWT access tokens ("jwksUri") only');
+    tokens = {
+      kind: 'introspection',
+      endpoint: oauth.introspection === undefined ? '' : url(given.endpoint, ['introspection', 'endpoint'], true),
+      clientId: text(given.clientId, [...path, 'introspection', 'clientId']),
+      clientSecret: text(given.clientSecret, [...path, 'introspection', 'clientSecret']),
+      clientAuth: oauth.introspection?.clientAuth,
+      cacheMs: oauth.introspection?.cacheMs,
+    };
+  }
+  return {
+    resource,
+    issuer,
+    authorizationServers,
+    audience,
+    tokens,
+    requiredScopes: oauth.requiredScopes,
+    scopesSupported: oauth.scopesSupported,
+    claims: oauth.claims,
+    resourceName: oauth.resourceName === undefined ? undefined : text(oauth.resourceName, [...path, 'resourceName']),
+    clockToleranceSec: oauth.clockToleranceSec,
   };
 }
 
