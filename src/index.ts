@@ -125,6 +125,13 @@ export {
   type PoisonRule,
   type SeenTool,
 } from './middleware/pin/index.js';
+export {
+  INSUFFICIENT_SCOPE,
+  requireScopes,
+  type InsufficientScopeData,
+  type RequireScopesOptions,
+  type ScopeRequirement,
+} from './middleware/require-scopes/index.js';
 
 // Fronts
 export { serveStdio, type ServeStdioOptions, type StdioFront } from './front/serve-stdio.js';

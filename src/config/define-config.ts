@@ -14,6 +14,7 @@ import type { LimitResultOptions } from '../middleware/limit-result/index.js';
 import type { PinOptions } from '../middleware/pin/index.js';
 import type { RateLimitOptions } from '../middleware/rate-limit/index.js';
 import type { RedactOptions } from '../middleware/redact/index.js';
+import type { RequireScopesOptions } from '../middleware/require-scopes/index.js';
 import type { RetryOptions } from '../middleware/retry/index.js';
 import type { TimeoutMiddlewareOptions } from '../middleware/timeout/index.js';
 import type { TransformOptions } from '../middleware/transform/index.js';
@@ -35,7 +36,8 @@ export type BuiltinMiddlewareName =
   | 'audit'
   | 'approve'
   | 'discover'
-  | 'pin';
+  | 'pin'
+  | 'requireScopes';
 
 /**
  * One entry of a `middleware` list, in the order they run (client to server): a middleware
@@ -60,6 +62,7 @@ export type MiddlewareInput =
   | { readonly approve: ApproveOptions }
   | { readonly discover: DiscoverOptions }
   | { readonly pin: Omit<PinOptions, 'logger' | 'store'> & { readonly store?: string } }
+  | { readonly requireScopes: RequireScopesOptions }
   | {
       /** A path relative to the config file (`./audit.js`), or a package. */
       readonly module: string;

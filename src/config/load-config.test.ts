@@ -424,7 +424,7 @@ describe('problems', () => {
         'mcpServers.a.middleware[0]: unknown middleware "lgo"; did you mean "log"?',
         'mcpServers.a.middleware[1].filter.tols: unknown key; did you mean "tools"?',
         'mcpServers.a.middleware[2].log.level: expected "call" or "message", found "loud"',
-        'mcpServers.a.middleware[4]: expected a built-in\'s name (filter, rename, log, transform, validate, rateLimit, cache, timeout, retry, redact, limitResult, audit, approve, discover, pin), { "<name>": { ...options } } or { "module": "./file.js" }, found a whole number',
+        'mcpServers.a.middleware[4]: expected a built-in\'s name (filter, rename, log, transform, validate, rateLimit, cache, timeout, retry, redact, limitResult, audit, approve, discover, pin, requireScopes), { "<name>": { ...options } } or { "module": "./file.js" }, found a whole number',
       ],
     );
     const missing = await configErrorOf(loadConfig(file('json', { mcpServers: { a: { command: 'a', middleware: [{ module: './nope.js' }] } } })));

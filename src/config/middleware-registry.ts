@@ -12,6 +12,7 @@ import { limitResultBuiltin } from './builtins/limit-result.js';
 import { pinBuiltin } from './builtins/pin.js';
 import { rateLimitBuiltin } from './builtins/rate-limit.js';
 import { redactBuiltin } from './builtins/redact.js';
+import { requireScopesBuiltin } from './builtins/require-scopes.js';
 import { retryBuiltin } from './builtins/retry.js';
 import { timeoutBuiltin } from './builtins/timeout.js';
 import { transformBuiltin } from './builtins/transform.js';
@@ -85,4 +86,5 @@ export const BUILTIN_MIDDLEWARE: Readonly<Record<string, BuiltinMiddleware>> = {
   approve: approveBuiltin,
   discover: discoverBuiltin,
   pin: pinBuiltin,
+  requireScopes: requireScopesBuiltin,
 };

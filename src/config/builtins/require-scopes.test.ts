@@ -6,11 +6,9 @@ import { harness } from '../../testing/harness.js';
 import { local } from '../../upstream/local.js';
 import { configErrorOf, optionProblems, tempDir, write } from '../_test/config-files.js';
 import { loadConfig } from '../load-config.js';
-import { BUILTIN_MIDDLEWARE } from '../middleware-registry.js';
 import { requireScopesBuiltin } from './require-scopes.js';
 
 const problemsOf = (options: unknown): string[] => optionProblems(requireScopesBuiltin, options);
-const needsRegistry = Object.hasOwn(BUILTIN_MIDDLEWARE, 'requireScopes') ? false : 'requireScopes is not in the registry yet (middleware-registry.ts)';
 const context = { dir: '/', file: '/mcp-chain.json', log: silentLogger };
 
 describe('requireScopes in a config file', () => {
@@ -44,7 +42,7 @@ describe('requireScopes in a config file', () => {
     ]);
   });
 
-  test('a config file names it, and a wrong option is a problem at its place in the file', { skip: needsRegistry }, async () => {
+  test('a config file names it, and a wrong option is a problem at its place in the file', async () => {
     const dir = tempDir();
     const good = write(dir, 'good.json', { mcpServers: { a: { command: 'a' } }, middleware: [{ requireScopes: { tools: { 'a__*': 'a:use' } } }] });
     assert.deepEqual((await loadConfig(good)).middleware.map((entry) => ('name' in entry ? entry.name : undefined)), ['requireScopes']);
