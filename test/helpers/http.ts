@@ -2,6 +2,7 @@
 // back (status, headers, JSON body or SSE events), without an SDK in between. Every wait has a
 // deadline (HTTP_WAIT_MS, a safety net): a reply or event that never comes fails the test, saying
 // which, instead of hanging it.
+import { createServer } from 'node:net';
 import { withDeadline } from '../../src/testing/with-deadline.js';
 
 /** How long `send`, `openStream` and a stream's `next` wait before failing. */
@@ -159,4 +160,16 @@ export function answerTo(reply: HttpReply, id: number | string): { result?: Reco
   return reply.messages.find((m): m is { id: unknown } => typeof m === 'object' && m !== null && (m as { id?: unknown }).id === id && !('method' in m)) as
     | { result?: Record<string, unknown>; error?: { code: number; message: string } }
     | undefined;
+}
+
+/** A free loopback port, for a server whose URL must be known before it listens (an OAuth resource identifier). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
 }

@@ -5,30 +5,17 @@
 // JWTs checked against the issuer's keys, opaque tokens by introspection (its secret never logged).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createPkce, startAuthorizationServer, type AuthorizationServer } from '../helpers/authorization-server.js';
 import { withTimeout } from '../helpers/client.js';
 import { serverBin, workspace, type Workspace } from '../helpers/gateway.js';
-import { initializeRequest, send } from '../helpers/http.js';
+import { freePort, initializeRequest, send } from '../helpers/http.js';
 import { proxyEnv, proxyMain } from '../helpers/targets.js';
 
 const T = { timeout: 60_000 };
 const EVENT_MS = 15_000;
-
-/** A free loopback port: the resource identifier must be known before the gateway listens. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** A CLI serving HTTP: its stderr so far, and `stop()` (SIGTERM, then its exit). */
 interface Served {

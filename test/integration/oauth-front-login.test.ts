@@ -8,7 +8,6 @@
 // Its access token then expires (the gateway's clock moves on) and the SDK refreshes it.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -20,21 +19,10 @@ import { chain } from '../../src/chain/chain.js';
 import { serveHttp, type HttpFront } from '../../src/front/http/serve-http.js';
 import { silentLogger } from '../../src/log/stderr-logger.js';
 import { local } from '../../src/upstream/local.js';
+import { freePort } from '../helpers/http.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../helpers/authorization-server.js';
 
 const T = { timeout: 60_000 };
-
-/** A free loopback port: the resource identifier must be known before the front listens. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /**
  * An MCP client application's OAuth state, in memory, as the SDK asks for it: the registration

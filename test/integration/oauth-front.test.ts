@@ -2,7 +2,6 @@
 // loopback) issuing the tokens and the official SDK client presenting them: JWT access tokens
 // checked against the issuer's JWKS (jwtVerifier), bound to this gateway as their resource.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -12,21 +11,9 @@ import { serveHttp, type HttpFront } from '../../src/front/http/serve-http.js';
 import { silentLogger } from '../../src/log/stderr-logger.js';
 import { local } from '../../src/upstream/local.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../helpers/authorization-server.js';
-import { send } from '../helpers/http.js';
+import { freePort, send } from '../helpers/http.js';
 
 const T = { timeout: 60_000 };
-
-/** A free loopback port: the resource identifier must be known before the front listens. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 const whoami = local({
   tools: [{ name: 'whoami', handler: (_args, ctx) => ({ content: [{ type: 'text', text: JSON.stringify(ctx.session.identity ?? null) }] }) }],
