@@ -1,3 +1,5 @@
+import type { UpstreamOAuthOptions } from '../../auth/client/upstream-oauth-options.js';
+
 /** How to reach a remote MCP server over HTTP. */
 export interface HttpOptions {
   /** The MCP endpoint (Streamable HTTP), or the SSE endpoint of a legacy HTTP+SSE server. */
@@ -20,4 +22,9 @@ export interface HttpOptions {
    * 1000 ms.
    */
   closeTimeoutMs?: number;
+  /**
+   * The gateway gets access tokens for the server as an OAuth client (MCP authorization): discovery,
+   * registration, a login in a browser (`mcp-chain auth login`), refresh. See UpstreamOAuthOptions.
+   */
+  oauth?: UpstreamOAuthOptions;
 }
