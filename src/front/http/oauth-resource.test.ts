@@ -3,8 +3,11 @@
 // verifiers are tested against real keys and servers in src/auth/).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { subjectTokenOf } from '../../auth/subject-token.js';
 import { TokenRefusal, type TokenVerifier, type VerifiedToken } from '../../auth/token-verifier.js';
 import { chain } from '../../chain/chain.js';
+import type { Identity, SessionInfo } from '../../core/session-info.js';
+import type { Upstream } from '../../core/upstream.js';
 import { silentLogger } from '../../log/stderr-logger.js';
 import { local } from '../../upstream/local.js';
 import { openSession, send } from '../../../test/helpers/http.js';
@@ -121,5 +124,42 @@ describe('the HTTP front as an OAuth resource server', () => {
     const reply = await send(resource, { body: { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, headers: session.headers });
     const text = (reply.messages[0] as { result: { content: Array<{ text: string }> } }).result.content[0]?.text ?? '';
     assert.deepEqual(JSON.parse(text), { id: 'ci', method: 'bearer' });
+  });
+});
+
+describe("the front's token, kept beside the identity for a token exchange", () => {
+  test('an OAuth identity carries its token (subjectTokenOf) to ctx.session and to Upstream.connect, the same object all the way; a static one none', async () => {
+    const connected: SessionInfo[] = [];
+    const inMiddleware: Identity[] = [];
+    const inner = chain()
+      .use((ctx, next) => {
+        if (ctx.session.identity !== undefined) inMiddleware.push(ctx.session.identity);
+        return next();
+      })
+      .to(whoami);
+    const upstream: Upstream = { connect: (downstream, session) => (connected.push(session), inner.connect(downstream, session)) };
+    const front = await serveHttp(upstream, {
+      port: 0,
+      oauth: { resource: 'http://127.0.0.1/mcp', authorizationServers: [ISSUER], verifier, requiredScopes: ['mcp'] },
+      auth: { tokens: [{ id: 'ci', token: 'static-s3cret' }] },
+      log: silentLogger,
+    });
+    try {
+      const alice = await openSession(front.url, { headers: { authorization: 'Bearer tok-alice' } });
+      await send(front.url, { body: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, headers: alice.headers });
+      const oauthIdentity = connected[0]?.identity;
+      assert.ok(oauthIdentity !== undefined);
+      assert.equal(subjectTokenOf(oauthIdentity), 'tok-alice');
+      assert.ok(inMiddleware.length > 0 && inMiddleware.every((identity) => identity === oauthIdentity), 'ctx.session.identity is the object the upstream got');
+      // Not a property: nothing that prints the identity can print the token.
+      assert.ok(!JSON.stringify(oauthIdentity).includes('tok-alice'));
+
+      await openSession(front.url, { headers: { authorization: 'Bearer static-s3cret' } });
+      const staticIdentity = connected[1]?.identity;
+      assert.equal(staticIdentity?.method, 'bearer');
+      assert.equal(subjectTokenOf(staticIdentity as Identity), undefined);
+    } finally {
+      await front.close();
+    }
   });
 });

@@ -6,6 +6,7 @@
  * clients at the metadata.
  */
 import type { IncomingMessage } from 'node:http';
+import { rememberSubjectToken } from '../../auth/subject-token.js';
 import { TokenRefusal, type TokenVerifier, type VerifiedToken } from '../../auth/token-verifier.js';
 import type { Identity } from '../../core/session-info.js';
 import { HttpError } from '../../errors/http-error.js';
@@ -70,7 +71,8 @@ export function metadataUrl(resource: string): string {
  * - A token without a needed scope: 403 with `error="insufficient_scope"` and the scope needed.
  * - A verifier that cannot tell (the authorization server unreachable): 503, not the token's fault.
  * The identity is the token's subject, issuer, client, scopes and chosen claims; a session stays
- * bound to its issuer and subject.
+ * bound to its issuer and subject. The token itself is remembered beside it (`subjectTokenOf`), for
+ * a token exchange only; a static token's identity has none.
  */
 export function oauthAuthenticator(options: OAuthResourceOptions, staticAuth?: AuthOptions): Authenticator {
   const metadata = metadataUrl(options.resource);
@@ -103,7 +105,10 @@ export function oauthAuthenticator(options: OAuthResourceOptions, staticAuth?: A
     }
     const missing = required.filter((scope) => !token.scopes.includes(scope));
     if (missing.length > 0) throw insufficientScope(required, challenge);
-    return identityOf(token, options.claims ?? []);
+    const identity = identityOf(token, options.claims ?? []);
+    // Kept aside (not a property: logs and the audit record never see it) for a token exchange.
+    rememberSubjectToken(identity, presented.secret);
+    return identity;
   };
 }
 
