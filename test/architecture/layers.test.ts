@@ -7,7 +7,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 
 export const LAYERS: readonly (readonly string[])[] = [
-  ['spec', 'errors', 'log'],
+  ['spec', 'errors', 'log', 'fs'],
   ['message', 'protocol'],
   ['core', 'transport', 'auth'],
   ['rpc'],
