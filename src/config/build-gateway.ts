@@ -133,9 +133,9 @@ function transportOf(server: ServerConfig): Upstream {
     case 'stdio':
       return stdio({ name: server.name, command: server.command, args: server.args, env: { ...server.env }, cwd: server.cwd });
     case 'http':
-      return http({ name: server.name, url: server.url, headers: server.headers, env: RESOLVED });
+      return http({ name: server.name, url: server.url, headers: server.headers, env: RESOLVED, ...(server.oauth === undefined ? {} : { oauth: server.oauth }) });
     case 'sse':
-      return sse({ name: server.name, url: server.url, headers: server.headers, env: RESOLVED });
+      return sse({ name: server.name, url: server.url, headers: server.headers, env: RESOLVED, ...(server.oauth === undefined ? {} : { oauth: server.oauth }) });
     case 'upstream':
       return server.upstream;
     case 'commands':

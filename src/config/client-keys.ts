@@ -5,7 +5,6 @@
  */
 export const IGNORED_SERVER_KEYS: Readonly<Record<string, string>> = {
   trust: 'Gemini CLI',
-  oauth: 'Gemini CLI and Claude Code',
   authProviderType: 'Gemini CLI',
   description: 'Gemini CLI',
   auth: 'Cursor',

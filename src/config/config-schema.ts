@@ -130,6 +130,61 @@ const toolRule = z
 
 const upstreamObject = z.custom<Upstream>(isUpstream, { message: 'expected an Upstream object (`local({...})`, a chain, `stdio({...})`): only in a TypeScript or JavaScript config' });
 
+const oauthScopes = z.array(z.string().min(1).regex(/^[^\s"\\]+$/, 'expected a scope (no spaces, quotes or backslashes)'));
+
+/**
+ * A remote server's `oauth`: how the gateway gets access tokens for it (MCP authorization, the
+ * gateway as an OAuth client). Claude Code's keys (`clientId`, `callbackPort`, `scopes` as one
+ * string) and Gemini CLI's (`enabled`, `clientId`, `clientSecret`, `scopes`, `redirectUri`, and
+ * its endpoint keys, which mcp-chain discovers instead) are accepted as they write them.
+ */
+const oauthUpstream = z
+  .strictObject({
+    grant: z
+      .enum(['authorization_code', 'client_credentials', 'token_exchange'])
+      .optional()
+      .describe('authorization_code (default): a person logs in in a browser (`mcp-chain auth login <server>`); client_credentials: machine to machine (needs `client`); token_exchange: each user of an authenticating HTTP front gets a token exchanged from their own (RFC 8693, needs `tokenExchange`)'),
+    client: z
+      .strictObject({
+        clientId: z.string().min(1).describe('The client id registered with the authorization server. May use ${VAR}'),
+        clientSecret: z.string().min(1).optional().describe('A confidential client\'s secret, usually "${SECRET}"; never shown or logged'),
+        tokenEndpointAuthMethod: z.enum(['none', 'client_secret_basic', 'client_secret_post']).optional().describe('How it authenticates at the token endpoint (default client_secret_basic with a secret, else none)'),
+      })
+      .optional()
+      .describe('A client registered beforehand (else the Client ID Metadata Document, else Dynamic Client Registration)'),
+    clientId: z.string().min(1).optional().describe('(Claude Code, Gemini CLI) As `client.clientId`'),
+    clientSecret: z.string().min(1).optional().describe('(Gemini CLI) As `client.clientSecret`'),
+    clientMetadataUrl: z.string().min(1).optional().describe('An https URL serving this gateway\'s Client ID Metadata Document, its `client_id` where the authorization server supports it'),
+    clientName: z.string().min(1).optional().describe('The name shown on the consent screen when registering dynamically (default mcp-chain)'),
+    scopes: z.union([oauthScopes, z.string()]).optional().describe('Scopes to ask for (a list, or one space-separated string as Claude Code writes it); default: the scope of the server\'s challenge, else its scopes_supported'),
+    redirectUri: z.string().min(1).optional().describe('The login\'s redirect URI, loopback only (http://127.0.0.1:<port>/callback); default: a free port'),
+    callbackPort: z.number().int().min(1).max(65535).optional().describe('(Claude Code) The redirect URI is http://localhost:<port>/callback'),
+    authorizationServer: z.string().min(1).optional().describe('The authorization server\'s issuer, skipping protected resource discovery'),
+    resource: z.string().min(1).optional().describe('The resource indicator (RFC 8707); default: the protected resource metadata\'s resource, else the server\'s URL'),
+    tokenExchange: z
+      .strictObject({
+        tokenEndpoint: z.string().min(1).optional().describe('The identity provider\'s token endpoint; default: the front\'s issuer\'s, by discovery'),
+        clientId: z.string().min(1).describe('The gateway\'s client at the identity provider'),
+        clientSecret: z.string().min(1).optional().describe('Its secret, usually "${SECRET}"; never shown or logged'),
+        tokenEndpointAuthMethod: z.enum(['none', 'client_secret_basic', 'client_secret_post']).optional(),
+        audience: z.string().min(1).optional().describe('`audience` of the exchange request'),
+        requestedTokenType: z.string().min(1).optional().describe('`requested_token_type` (default urn:ietf:params:oauth:token-type:access_token)'),
+      })
+      .optional()
+      .describe('grant token_exchange: how each user\'s token from the front is exchanged for one for this server'),
+    sharedLogin: z.boolean().optional().describe('Users of an authenticating HTTP front use the login of the person running mcp-chain instead of each logging in (default false)'),
+    tokenStore: z.string().min(1).optional().describe('The token file, relative to the config file (default $MCP_CHAIN_TOKEN_STORE, else $XDG_CONFIG_HOME/mcp-chain/tokens.json)'),
+    openBrowser: z.boolean().optional().describe('Open the login URL in a browser when there is a desktop (default true)'),
+    enabled: z.boolean().optional().describe('(Gemini CLI) false: no OAuth for this server'),
+    authorizationUrl: z.string().optional().describe('(Gemini CLI) Accepted and ignored: mcp-chain discovers the endpoints'),
+    tokenUrl: z.string().optional().describe('(Gemini CLI) Accepted and ignored: mcp-chain discovers the endpoints'),
+    registrationUrl: z.string().optional().describe('(Gemini CLI) Accepted and ignored: mcp-chain discovers the endpoints'),
+    audiences: z.array(z.string()).optional().describe('(Gemini CLI) Accepted and ignored: mcp-chain sends the resource indicator (RFC 8707)'),
+    tokenParamName: z.string().optional().describe('(Gemini CLI) Accepted and ignored'),
+    authServerMetadataUrl: z.string().optional().describe('(Claude Code) Accepted and ignored: use `authorizationServer` (the issuer)'),
+  })
+  .describe('Get access tokens for this remote server as an OAuth client (MCP authorization): log in with `mcp-chain auth login <server>`');
+
 /** One server, in any of the client shapes. */
 export const SERVER_SCHEMA = z
   .strictObject({
@@ -150,6 +205,7 @@ export const SERVER_SCHEMA = z
     http_headers: stringMap.optional().describe('(Codex) As `headers`'),
     env_http_headers: stringMap.optional().describe('(Codex) Header name -> the environment variable holding its value'),
     bearer_token_env_var: z.string().min(1).optional().describe('(Codex) The environment variable holding a bearer token'),
+    oauth: oauthUpstream.optional(),
     upstream: upstreamObject.optional().describe('(TypeScript configs) The server as an Upstream object'),
     commands: COMMANDS_SCHEMA.optional(),
     disabled: z.boolean().optional().describe('Left out when true'),

@@ -8,7 +8,7 @@ import type * as z from 'zod';
 import { configErrorOf, tempDir, write } from './_test/config-files.js';
 import { IGNORED_ROOT_KEYS, IGNORED_SERVER_KEYS } from './client-keys.js';
 import { CONFIG_SCHEMA, SERVER_SCHEMA } from './config-schema.js';
-import { defineConfig, type BuiltinMiddlewareName, type ConfigInput, type ServerInput } from './define-config.js';
+import { defineConfig, type BuiltinMiddlewareName, type ConfigInput, type ServerInput, type UpstreamOAuthInput } from './define-config.js';
 import type { InProcessServerConfig, StdioServerConfig } from './gateway-config.js';
 import { loadConfig } from './load-config.js';
 import { BUILTIN_MIDDLEWARE } from './middleware-registry.js';
@@ -27,7 +27,12 @@ const SERVER_INPUT_KEYS: Record<keyof ServerInput, true> = {
   headers: true, http_headers: true, env_http_headers: true, bearer_token_env_var: true, upstream: true, disabled: true, enabled: true,
   timeout: true, tool_timeout_sec: true, startupTimeout: true, startup_timeout_sec: true, startup_timeout_ms: true, tools: true,
   includeTools: true, excludeTools: true, enabled_tools: true, disabled_tools: true, prefix: true, isolation: true, middleware: true,
-  commands: true,
+  commands: true, oauth: true,
+};
+const OAUTH_INPUT_KEYS: Record<keyof UpstreamOAuthInput, true> = {
+  grant: true, client: true, clientMetadataUrl: true, clientName: true, scopes: true, redirectUri: true, authorizationServer: true, resource: true,
+  tokenExchange: true, sharedLogin: true, tokenStore: true, openBrowser: true, clientId: true, clientSecret: true, callbackPort: true, enabled: true,
+  authorizationUrl: true, tokenUrl: true, registrationUrl: true, audiences: true, tokenParamName: true, authServerMetadataUrl: true,
 };
 const CONFIG_INPUT_KEYS: Record<keyof ConfigInput, true> = {
   $schema: true, mcpServers: true, servers: true, mcp_servers: true, http: true, serverInfo: true, timeouts: true, naming: true, middleware: true,
@@ -44,6 +49,7 @@ describe('defineConfig', () => {
     const ours = (shape: object, ignored: object): string[] => Object.keys(shape).filter((key) => !Object.hasOwn(ignored, key)).sort();
     assert.deepEqual(Object.keys(SERVER_INPUT_KEYS).sort(), ours(SERVER_SCHEMA.shape, IGNORED_SERVER_KEYS));
     assert.deepEqual(Object.keys(CONFIG_INPUT_KEYS).sort(), ours(CONFIG_SCHEMA.shape, IGNORED_ROOT_KEYS));
+    assert.deepEqual(Object.keys(OAUTH_INPUT_KEYS).sort(), Object.keys(SERVER_SCHEMA.shape.oauth.unwrap().shape).sort());
     assert.deepEqual(Object.keys(BUILTIN_NAMES).sort(), Object.keys(BUILTIN_MIDDLEWARE).sort());
   });
 

@@ -1,5 +1,6 @@
 // Types only, and an identity function: exported from the package root, so it must cost nothing
 // to import (no zod here). config-schema.ts is what checks a config; a test keeps the two in step.
+import type { UpstreamOAuthOptions } from '../auth/client/upstream-oauth-options.js';
 import type { Middleware } from '../chain/middleware.js';
 import type { Upstream } from '../core/upstream.js';
 import type { CommandTool } from '../upstream/commands/commands.js';
@@ -107,6 +108,8 @@ export interface ServerInput {
   readonly env_http_headers?: Readonly<Record<string, string>>;
   /** (Codex) The environment variable holding a bearer token. */
   readonly bearer_token_env_var?: string;
+  /** Get access tokens for this remote server as an OAuth client (`mcp-chain auth login <server>`). */
+  readonly oauth?: UpstreamOAuthInput;
   /** The server as an object (`local({...})`, a chain, `stdio({...})`). */
   readonly upstream?: Upstream;
   readonly disabled?: boolean;
@@ -137,6 +140,35 @@ export interface ServerInput {
   readonly isolation?: 'session' | 'shared';
   /** In front of this server alone. */
   readonly middleware?: readonly MiddlewareInput[];
+}
+
+/**
+ * A remote server's `oauth`: {@link UpstreamOAuthOptions} (values may use `${VAR}`; a relative
+ * `tokenStore` is relative to the config file), and the keys Claude Code and Gemini CLI write.
+ */
+export interface UpstreamOAuthInput extends Omit<UpstreamOAuthOptions, 'scopes'> {
+  /** Scopes to ask for: a list, or one space-separated string (as Claude Code writes it). */
+  readonly scopes?: readonly string[] | string | undefined;
+  /** (Claude Code, Gemini CLI) As `client.clientId`. */
+  readonly clientId?: string;
+  /** (Gemini CLI) As `client.clientSecret`. */
+  readonly clientSecret?: string;
+  /** (Claude Code) The redirect URI is `http://localhost:<port>/callback`. */
+  readonly callbackPort?: number;
+  /** (Gemini CLI) `false`: no OAuth for this server. */
+  readonly enabled?: boolean;
+  /** (Gemini CLI) Ignored: mcp-chain discovers the endpoints. */
+  readonly authorizationUrl?: string;
+  /** (Gemini CLI) Ignored: mcp-chain discovers the endpoints. */
+  readonly tokenUrl?: string;
+  /** (Gemini CLI) Ignored: mcp-chain discovers the endpoints. */
+  readonly registrationUrl?: string;
+  /** (Gemini CLI) Ignored: mcp-chain sends the resource indicator. */
+  readonly audiences?: readonly string[];
+  /** (Gemini CLI) Ignored. */
+  readonly tokenParamName?: string;
+  /** (Claude Code) Ignored: give `authorizationServer` (the issuer). */
+  readonly authServerMetadataUrl?: string;
 }
 
 /** Serving over Streamable HTTP instead of stdio. */

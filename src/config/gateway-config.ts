@@ -1,3 +1,4 @@
+import type { UpstreamOAuthOptions } from '../auth/client/upstream-oauth-options.js';
 import type { Middleware } from '../chain/middleware.js';
 import type { Upstream } from '../core/upstream.js';
 import type { CommandTool } from '../upstream/commands/command-options.js';
@@ -77,6 +78,12 @@ export interface RemoteServerConfig extends ServerConfigBase {
   readonly transport: 'http' | 'sse';
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * `oauth`: the gateway gets access tokens for it as an OAuth client. Interpolated; the client
+   * formats' keys mapped (Claude Code's `clientId`/`callbackPort`, Gemini CLI's `clientId`/
+   * `clientSecret`); `tokenStore` absolute. Secrets in it are never logged.
+   */
+  readonly oauth?: UpstreamOAuthOptions | undefined;
 }
 
 /** A server given as an object in a TypeScript config: `local({...})`, a chain, any Upstream. */

@@ -488,3 +488,111 @@ describe('problems', () => {
     assert.ok(!JSON.stringify(log.lines).includes(secret));
   });
 });
+
+describe("a remote server's oauth (the gateway as an OAuth client)", () => {
+  test("mcp-chain's own keys: interpolated, tokenStore relative to the config file, passed on as they are", async () => {
+    const path = file('json', {
+      mcpServers: {
+        api: {
+          url: 'https://api.example.com/mcp',
+          oauth: {
+            grant: 'client_credentials',
+            client: { clientId: '${CLIENT_ID}', clientSecret: '${CLIENT_SECRET}', tokenEndpointAuthMethod: 'client_secret_post' },
+            scopes: ['mcp:read', 'mcp:write'],
+            authorizationServer: 'https://auth.example.com',
+            resource: 'https://api.example.com/mcp',
+            tokenStore: './tokens.json',
+            openBrowser: false,
+          },
+        },
+        web: { url: 'https://web.example.com/mcp', oauth: { sharedLogin: true, clientMetadataUrl: 'https://gw.example.com/client.json', redirectUri: 'http://127.0.0.1:33418/callback' } },
+        plain: { url: 'https://plain.example.com/mcp' },
+      },
+    });
+    const config = await loadConfig(path, { env: { CLIENT_ID: 'gw', CLIENT_SECRET: 's3cret' } });
+    const [api, web, plain] = config.servers as [RemoteServerConfig, RemoteServerConfig, RemoteServerConfig];
+    assert.deepEqual(api.oauth, {
+      grant: 'client_credentials',
+      client: { clientId: 'gw', clientSecret: 's3cret', tokenEndpointAuthMethod: 'client_secret_post' },
+      scopes: ['mcp:read', 'mcp:write'],
+      authorizationServer: 'https://auth.example.com',
+      resource: 'https://api.example.com/mcp',
+      tokenStore: join(path, '..', 'tokens.json'),
+      openBrowser: false,
+    });
+    assert.deepEqual(web.oauth, { sharedLogin: true, clientMetadataUrl: 'https://gw.example.com/client.json', redirectUri: 'http://127.0.0.1:33418/callback' });
+    assert.equal(plain.oauth, undefined);
+  });
+
+  test("Claude Code's oauth: clientId, callbackPort (a localhost redirect URI), scopes as one string", async () => {
+    const path = file('json', { mcpServers: { notion: { type: 'http', url: 'https://mcp.notion.example/mcp', oauth: { clientId: 'abc', callbackPort: 8765, scopes: 'read  write' } } } });
+    const [notion] = (await loadConfig(path)).servers as [RemoteServerConfig];
+    assert.deepEqual(notion.oauth, { client: { clientId: 'abc' }, redirectUri: 'http://localhost:8765/callback', scopes: ['read', 'write'] });
+  });
+
+  test("Gemini CLI's oauth: enabled, clientId, clientSecret, scopes, redirectUri mapped; its endpoint keys ignored with a warning; enabled false: none", async () => {
+    const log = captureLogger();
+    const path = file('json', {
+      mcpServers: {
+        webex: {
+          httpUrl: 'https://webex.example/mcp',
+          oauth: {
+            enabled: true,
+            clientId: 'id',
+            clientSecret: '${SECRET}',
+            scopes: ['spark:mcp'],
+            redirectUri: 'http://localhost:7777/oauth/callback',
+            authorizationUrl: 'https://webex.example/v1/authorize',
+            tokenUrl: 'https://webex.example/v1/access_token',
+            audiences: ['x'],
+          },
+        },
+        off: { httpUrl: 'https://off.example/mcp', oauth: { enabled: false, clientId: 'id' } },
+      },
+    });
+    const [webex, off] = (await loadConfig(path, { env: { SECRET: 'gem-secret' }, log })).servers as [RemoteServerConfig, RemoteServerConfig];
+    assert.deepEqual(webex.oauth, { client: { clientId: 'id', clientSecret: 'gem-secret' }, scopes: ['spark:mcp'], redirectUri: 'http://localhost:7777/oauth/callback' });
+    assert.equal(off.oauth, undefined);
+    const warnings = log.lines.filter((line) => line.level === 'warn').map((line) => line.message);
+    assert.deepEqual(
+      warnings.map((message) => /mcpServers\.webex\.oauth\.(\w+): ignored: mcp-chain discovers/.exec(message)?.[1]),
+      ['authorizationUrl', 'tokenUrl', 'audiences'],
+    );
+    assert.ok(!JSON.stringify(log.lines).includes('gem-secret'));
+  });
+
+  test('problems at their place: a redirect URI that is not loopback http, a metadata URL that is not https, a grant without what it needs, a client given twice, an unknown key', async () => {
+    const path = file('json', {
+      mcpServers: {
+        a: { url: 'https://a.example/mcp', oauth: { redirectUri: 'https://gw.example/callback', clientMetadataUrl: 'http://gw.example/client.json' } },
+        b: { url: 'https://b.example/mcp', oauth: { grant: 'client_credentials' } },
+        c: { url: 'https://c.example/mcp', oauth: { grant: 'token_exchange', client: { clientId: 'x' }, clientId: 'y', redirectUri: 'http://127.0.0.1:1/callback', callbackPort: 2 } },
+        d: { url: 'https://d.example/mcp', oauth: { clientSecret: '${S}' } },
+      },
+    });
+    const error = await configErrorOf(loadConfig(path, { env: { S: 'not-shown' } }));
+    const lines = error.message.split('\n').map((line) => line.slice(line.indexOf('mcpServers')));
+    assert.deepEqual(lines.sort(), [
+      'mcpServers.a.oauth.clientMetadataUrl: http://gw.example/client.json: plain http is allowed only to loopback; use https',
+      'mcpServers.a.oauth.redirectUri: expected a loopback http URL (http://127.0.0.1:<port>/callback, [::1] or localhost): the login\'s redirect comes to mcp-chain itself',
+      'mcpServers.b.oauth.grant: client_credentials needs a registered client: give "client" ({ "clientId", "clientSecret" })',
+      'mcpServers.c.oauth.callbackPort: give "redirectUri" or "callbackPort", not both',
+      'mcpServers.c.oauth.clientId: give the client once: "client" or "clientId" (and "clientSecret"), not both',
+      'mcpServers.c.oauth.grant: token_exchange needs "tokenExchange" (the gateway\'s client at the identity provider)',
+      'mcpServers.d.oauth.clientSecret: a client secret needs "clientId"',
+    ].sort());
+    assert.ok(!error.message.includes('not-shown'));
+    const keys = await configErrorOf(loadConfig(file('json', { mcpServers: { d: { url: 'https://d.example/mcp', oauth: { client_id: 'x', scopes: ['a b'] } } } })));
+    assert.deepEqual(keys.message.split('\n').map((line) => line.slice(line.indexOf('mcpServers'))).sort(), [
+      'mcpServers.d.oauth.client_id: unknown key; did you mean "clientId"?',
+      'mcpServers.d.oauth.scopes[0]: expected a scope (no spaces, quotes or backslashes)',
+    ]);
+  });
+
+  test('oauth on a server started with command is ignored with a warning', async () => {
+    const log = captureLogger();
+    const [local] = (await loadConfig(file('json', { mcpServers: { local: { command: 'x', oauth: { clientId: 'a' } } } }), { log })).servers;
+    assert.equal(local?.transport, 'stdio');
+    assert.ok(log.lines.some((line) => line.level === 'warn' && line.message.includes('mcpServers.local.oauth: ignored: it applies to a remote server')));
+  });
+});

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { isAbsolute, resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { checkUrlShape } from '../auth/fetch-policy.js';
+import type { UpstreamOAuthOptions } from '../auth/client/upstream-oauth-options.js';
 import type { Logger } from '../log/logger.js';
 import type { CommandArg, CommandTool } from '../upstream/commands/command-options.js';
 import { commandToolProblems } from '../upstream/commands/command-tool-problems.js';
@@ -118,7 +119,7 @@ interface Tools {
 }
 
 const LOCAL_KEYS = ['args', 'env', 'envFile', 'env_vars', 'cwd'] as const;
-const REMOTE_KEYS = ['headers', 'http_headers', 'env_http_headers', 'bearer_token_env_var'] as const;
+const REMOTE_KEYS = ['headers', 'http_headers', 'env_http_headers', 'bearer_token_env_var', 'oauth'] as const;
 
 function normalizeServer(name: string, server: RawServer, path: ConfigPath, outer: Tools): ServerConfig | undefined {
   const disabled = server.disabled === true || server.enabled === false;
@@ -195,7 +196,8 @@ function normalizeServer(name: string, server: RawServer, path: ConfigPath, oute
       const urlPath = [...path, urlKey ?? 'url'];
       const url = text(server[urlKey ?? 'url'] ?? '', urlPath);
       if (!disabled && !isHttpUrl(url)) problem(urlPath, 'expected an http:// or https:// URL');
-      return { ...base, transport, url, headers: serverHeaders(server, path, tools, disabled) };
+      const oauth = server.oauth === undefined ? undefined : normalizeUpstreamOAuth(server.oauth, [...path, 'oauth'], tools);
+      return { ...base, transport, url, headers: serverHeaders(server, path, tools, disabled), oauth };
     }
   }
 }
@@ -387,6 +389,101 @@ function normalizeOAuth(oauth: RawOAuth, path: ConfigPath, { problem, text }: To
     resourceName: oauth.resourceName === undefined ? undefined : text(oauth.resourceName, [...path, 'resourceName']),
     clockToleranceSec: oauth.clockToleranceSec,
   };
+}
+
+type RawUpstreamOAuth = NonNullable<RawServer['oauth']>;
+
+/** Keys of Gemini CLI's and Claude Code's `oauth` that mcp-chain does without: it discovers the endpoints (RFC 9728, RFC 8414). */
+const IGNORED_OAUTH_KEYS = ['authorizationUrl', 'tokenUrl', 'registrationUrl', 'audiences', 'tokenParamName', 'authServerMetadataUrl'] as const;
+
+/**
+ * A remote server's `oauth`, as `http({ oauth })` takes it: `${VAR}` resolved, the client
+ * formats' keys mapped (`clientId`/`clientSecret` onto `client`, `callbackPort` onto a loopback
+ * `redirectUri`, `scopes` as one string split), `tokenStore` made absolute; undefined for Gemini
+ * CLI's `enabled: false`. What the authorizer would refuse is a problem at its place: a redirect
+ * URI that is not loopback http, a metadata URL that is not https, a grant without what it needs,
+ * a client given twice.
+ */
+function normalizeUpstreamOAuth(oauth: RawUpstreamOAuth, path: ConfigPath, { context, problem, text }: Tools): UpstreamOAuthOptions | undefined {
+  if (oauth.enabled === false) return undefined;
+  for (const key of IGNORED_OAUTH_KEYS) {
+    if (oauth[key] !== undefined) context.log.warn(`${context.file}: ${formatPath([...path, key])}: ignored: mcp-chain discovers the authorization server from the server's metadata (give "authorizationServer", its issuer, to skip that)`);
+  }
+  const at = (...key: (string | number)[]): ConfigPath => [...path, ...key];
+  const optional = (value: string | undefined, ...key: string[]): string | undefined => (value === undefined ? undefined : text(value, at(...key)));
+  if (oauth.client !== undefined && (oauth.clientId !== undefined || oauth.clientSecret !== undefined)) {
+    problem(at(oauth.clientId !== undefined ? 'clientId' : 'clientSecret'), 'give the client once: "client" or "clientId" (and "clientSecret"), not both');
+  }
+  if (oauth.clientSecret !== undefined && oauth.clientId === undefined && oauth.client === undefined) problem(at('clientSecret'), 'a client secret needs "clientId"');
+  let client: UpstreamOAuthOptions['client'];
+  if (oauth.client !== undefined) {
+    client = {
+      clientId: text(oauth.client.clientId, at('client', 'clientId')),
+      clientSecret: optional(oauth.client.clientSecret, 'client', 'clientSecret'),
+      tokenEndpointAuthMethod: oauth.client.tokenEndpointAuthMethod,
+    };
+    if (client.tokenEndpointAuthMethod !== undefined && client.tokenEndpointAuthMethod !== 'none' && client.clientSecret === undefined) {
+      problem(at('client', 'tokenEndpointAuthMethod'), `${client.tokenEndpointAuthMethod} needs "clientSecret"`);
+    }
+  } else if (oauth.clientId !== undefined) {
+    client = { clientId: text(oauth.clientId, at('clientId')), clientSecret: optional(oauth.clientSecret, 'clientSecret') };
+  }
+  if (oauth.redirectUri !== undefined && oauth.callbackPort !== undefined) problem(at('callbackPort'), 'give "redirectUri" or "callbackPort", not both');
+  let redirectUri = oauth.callbackPort === undefined ? optional(oauth.redirectUri, 'redirectUri') : `http://localhost:${oauth.callbackPort}/callback`;
+  if (redirectUri !== undefined && oauth.redirectUri !== undefined && !isLoopbackHttpUrl(redirectUri)) {
+    problem(at('redirectUri'), 'expected a loopback http URL (http://127.0.0.1:<port>/callback, [::1] or localhost): the login\'s redirect comes to mcp-chain itself');
+    redirectUri = undefined;
+  }
+  const httpsUrl = (value: string | undefined, key: string): string | undefined => {
+    if (value === undefined) return undefined;
+    const resolved = text(value, at(key));
+    try {
+      checkUrlShape(resolved);
+    } catch (error) {
+      problem(at(key), error instanceof Error ? error.message : String(error));
+    }
+    return resolved;
+  };
+  const grant = oauth.grant;
+  if (grant === 'client_credentials' && client === undefined) problem(at('grant'), 'client_credentials needs a registered client: give "client" ({ "clientId", "clientSecret" })');
+  if (grant === 'token_exchange' && oauth.tokenExchange === undefined) problem(at('grant'), 'token_exchange needs "tokenExchange" (the gateway\'s client at the identity provider)');
+  if (grant !== 'token_exchange' && oauth.tokenExchange !== undefined) problem(at('tokenExchange'), 'applies to "grant": "token_exchange" only');
+  const exchange = oauth.tokenExchange;
+  const scopes = typeof oauth.scopes === 'string' ? oauth.scopes.split(/\s+/).filter((scope) => scope !== '') : oauth.scopes;
+  return {
+    grant,
+    client,
+    clientMetadataUrl: httpsUrl(oauth.clientMetadataUrl, 'clientMetadataUrl'),
+    clientName: oauth.clientName,
+    scopes,
+    redirectUri,
+    authorizationServer: httpsUrl(oauth.authorizationServer, 'authorizationServer'),
+    resource: optional(oauth.resource, 'resource'),
+    tokenExchange:
+      exchange === undefined
+        ? undefined
+        : {
+            tokenEndpoint: exchange.tokenEndpoint === undefined ? undefined : text(exchange.tokenEndpoint, at('tokenExchange', 'tokenEndpoint')),
+            clientId: text(exchange.clientId, at('tokenExchange', 'clientId')),
+            clientSecret: exchange.clientSecret === undefined ? undefined : text(exchange.clientSecret, at('tokenExchange', 'clientSecret')),
+            tokenEndpointAuthMethod: exchange.tokenEndpointAuthMethod,
+            audience: exchange.audience === undefined ? undefined : text(exchange.audience, at('tokenExchange', 'audience')),
+            requestedTokenType: exchange.requestedTokenType,
+          },
+    sharedLogin: oauth.sharedLogin,
+    tokenStore: oauth.tokenStore === undefined ? undefined : resolve(context.dir, text(oauth.tokenStore, at('tokenStore'))),
+    openBrowser: oauth.openBrowser,
+  };
+}
+
+/** `http://` to 127.0.0.1, [::1] or localhost: where the login's redirect may come. */
+function isLoopbackHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname);
+  } catch {
+    return false;
+  }
 }
 
 /** Who presents a token, in logs: the variable it comes from (as `--token-env` names it), else its place. */
