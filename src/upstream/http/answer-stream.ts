@@ -6,6 +6,7 @@ import { delay } from './delay.js';
 import { httpRefusal, mediaType } from './http-refusal.js';
 import { readWithCursor, sseCursor, type SseCursor } from './sse-cursor.js';
 import { networkCause, transportError } from './transport-error.js';
+import { UpstreamAuthFailure } from './upstream-auth-failure.js';
 import type { UpstreamSession } from './upstream-session.js';
 
 /** Reconnection attempts in a row that may fail before a broken answer stream is given up. */
@@ -64,6 +65,7 @@ async function resume(session: UpstreamSession, cursor: SseCursor, signal: Abort
       response = await session.get(cursor, signal);
     } catch (error) {
       if (signal.aborted) return { error: transportError(server, 'closed') };
+      if (error instanceof UpstreamAuthFailure) return { error: session.authError(error) };
       if (attempt < RESUME_ATTEMPTS) continue;
       const unreachable = `is unreachable: ${networkCause(error)}`;
       session.options.status.down(unreachable);

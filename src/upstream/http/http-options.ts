@@ -1,4 +1,5 @@
 import type { UpstreamOAuthOptions } from '../../auth/client/upstream-oauth-options.js';
+import type { UpstreamAuth } from '../../auth/upstream-auth.js';
 
 /** How to reach a remote MCP server over HTTP. */
 export interface HttpOptions {
@@ -22,6 +23,12 @@ export interface HttpOptions {
    * 1000 ms.
    */
   closeTimeoutMs?: number;
+  /**
+   * Where access tokens for the server come from (an object asked before every request, told of
+   * every 401): for tests and programs that get tokens their own way. Not with `bearer` or an
+   * `Authorization` header.
+   */
+  auth?: UpstreamAuth;
   /**
    * The gateway gets access tokens for the server as an OAuth client (MCP authorization): discovery,
    * registration, a login in a browser (`mcp-chain auth login`), refresh. See UpstreamOAuthOptions.

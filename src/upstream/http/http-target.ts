@@ -28,11 +28,16 @@ export function httpTarget(options: HttpOptions): HttpTarget {
     throw new ChainError('CONFIG', `an HTTP upstream needs an http: or https: URL, got ${url.protocol}`);
   }
   url.hash = '';
+  const headers = requestHeaders(options);
+  if (options.auth !== undefined && options.oauth !== undefined) throw new ChainError('CONFIG', 'give either oauth or auth, not both');
+  if ((options.auth !== undefined || options.oauth !== undefined) && headers.authorization !== undefined) {
+    throw new ChainError('CONFIG', 'give either OAuth or a bearer token / Authorization header, not both');
+  }
   return {
     url,
     server: displayUrl(url),
     name: options.name ?? url.host,
-    headers: requestHeaders(options),
+    headers,
     maxMessageBytes: options.maxMessageBytes ?? 4 * 1024 * 1024,
     closeTimeoutMs: options.closeTimeoutMs ?? 1000,
   };

@@ -9,6 +9,7 @@ import { Inbox } from './inbox.js';
 import { drainResponse } from './drain-response.js';
 import { readSse } from './read-sse.js';
 import { networkCause, transportError } from './transport-error.js';
+import { UpstreamAuthFailure } from './upstream-auth-failure.js';
 
 const OWN_REQUEST_TIMEOUT_MS = 30_000;
 
@@ -84,16 +85,22 @@ export class LegacySseClientTransport implements Transport {
     if (this.#closed) return;
     if (id !== undefined) this.#awaiting.add(id);
     let response: IncomingMessage;
+    const { client, auth } = this.#options;
+    const call = {
+      method: 'POST',
+      headers: { ...this.#options.target.headers, 'content-type': 'application/json' },
+      body: serializeMessage(message),
+      ...(this.#stream ? { signal: this.#stream.signal } : {}),
+    } as const;
     try {
-      response = await this.#options.client.send(endpoint, {
-        method: 'POST',
-        headers: { ...this.#options.target.headers, 'content-type': 'application/json' },
-        body: serializeMessage(message),
-        ...(this.#stream ? { signal: this.#stream.signal } : {}),
-      });
+      response = await (auth ? auth.send(client, endpoint, call) : client.send(endpoint, call));
     } catch (error) {
       if (id !== undefined) this.#awaiting.delete(id);
       if (this.#closed) return;
+      if (error instanceof UpstreamAuthFailure) {
+        this.#failed(message, this.#authError(error));
+        return;
+      }
       const unreachable = `is unreachable: ${networkCause(error)}`;
       this.#options.status.down(unreachable);
       this.#failed(message, transportError(server, unreachable));
@@ -146,9 +153,12 @@ export class LegacySseClientTransport implements Transport {
     this.#stream = controller;
     this.#streams++;
     let response: IncomingMessage;
+    const { auth } = this.#options;
+    const call = { method: 'GET', headers: { ...target.headers, accept: 'text/event-stream' }, signal: controller.signal } as const;
     try {
-      response = await client.send(target.url, { method: 'GET', headers: { ...target.headers, accept: 'text/event-stream' }, signal: controller.signal });
+      response = await (auth ? auth.send(client, target.url, call) : client.send(target.url, call));
     } catch (error) {
+      if (error instanceof UpstreamAuthFailure) throw this.#authError(error);
       const unreachable = `is unreachable: ${networkCause(error)}`;
       if (!this.#closed) this.#options.status.down(unreachable);
       throw transportError(target.server, unreachable);
@@ -207,6 +217,15 @@ export class LegacySseClientTransport implements Transport {
     const waiting = [...this.#awaiting];
     this.#awaiting.clear();
     for (const id of waiting) this.#inbox.fail(id, error);
+  }
+
+  /** The error of a request that could not be given an access token (`SessionAuth.error`). */
+  #authError(failure: UpstreamAuthFailure): McpError {
+    const { auth, target } = this.#options;
+    if (!auth) return transportError(target.server, failure.message);
+    return auth.error(failure, target.server, (notification) => {
+      if (!this.#closed) this.#inbox.deliver(notification);
+    });
   }
 
   #failed(message: JsonRpcMessage, error: McpError | JsonRpcErrorObject): void {

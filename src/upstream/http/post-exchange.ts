@@ -9,28 +9,35 @@ import { drainResponse } from './drain-response.js';
 import { mediaType } from './http-refusal.js';
 import { readResponseText } from './read-response-text.js';
 import { networkCause, transportError } from './transport-error.js';
+import { UpstreamAuthFailure } from './upstream-auth-failure.js';
 import type { UpstreamSession } from './upstream-session.js';
 
 const ACCEPT_BOTH = 'application/json, text/event-stream';
 
 /**
- * POSTs one message with the session's headers (none for `initialize`). Resolves with the response
- * (its body not read yet), or undefined when the server could not be reached: the message has then
- * failed (its request is answered with -32000) and the connection is down. An aborted POST fails
- * nothing.
+ * POSTs one message with the session's headers (none for `initialize`), and its access token when
+ * the server wants OAuth. Resolves with the response (its body not read yet), or undefined when the
+ * server could not be reached: the message has then failed (its request is answered with -32000)
+ * and the connection is down; or when no access token could be had: its request is answered with
+ * the login URL (`SessionAuth.error`). An aborted POST fails nothing.
  */
 export async function sendPost(session: UpstreamSession, message: JsonRpcMessage, signal: AbortSignal): Promise<IncomingMessage | undefined> {
   const initialize = 'method' in message && message.method === 'initialize';
-  const { client, target, status } = session.options;
+  const { client, target, status, auth } = session.options;
+  const call = {
+    method: 'POST',
+    headers: session.headers({ 'content-type': 'application/json', accept: ACCEPT_BOTH }, initialize),
+    body: serializeMessage(message),
+    signal,
+  } as const;
   try {
-    return await client.send(target.url, {
-      method: 'POST',
-      headers: session.headers({ 'content-type': 'application/json', accept: ACCEPT_BOTH }, initialize),
-      body: serializeMessage(message),
-      signal,
-    });
+    return await (auth ? auth.send(client, target.url, call) : client.send(target.url, call));
   } catch (error) {
     if (signal.aborted) return undefined;
+    if (error instanceof UpstreamAuthFailure) {
+      session.fail(message, session.authError(error));
+      return undefined;
+    }
     const unreachable = `is unreachable: ${networkCause(error)}`;
     status.down(unreachable);
     session.fail(message, transportError(target.server, unreachable));

@@ -7,20 +7,26 @@ import { HttpConnection } from './http-connection.js';
 import type { HttpOptions } from './http-options.js';
 import { httpTarget } from './http-target.js';
 import type { HttpTransportOptions } from './http-transport-options.js';
+import { SessionAuth } from './session-auth.js';
+import { sessionPrincipal } from './session-principal.js';
 
 /**
  * A remote server over an HTTP transport made by `transport`: one connection (and HTTP session)
- * per downstream session, one keep-alive client for them all, closed with the upstream.
+ * per downstream session, one keep-alive client for them all, closed with the upstream. With
+ * `auth`, each session's requests carry the access token of its principal (the caller's object,
+ * which it closes itself).
  */
 export function remoteUpstream(options: HttpOptions, transport: (options: HttpTransportOptions) => Transport): Upstream {
   const target = httpTarget(options);
   const client = new HttpClient();
+  const auth = options.auth;
   return {
     connect: (downstream, session) => {
       const log = session.log.child({ upstream: target.name });
       const replay = new SessionReplay();
       const status = new StatusReporter(log);
-      return new HttpConnection(transport({ target, client, replay, log, status }), { replay, status, downstream, log, server: target.server });
+      const sessionAuth = auth && new SessionAuth(auth, sessionPrincipal(session), session);
+      return new HttpConnection(transport({ target, client, replay, log, status, auth: sessionAuth }), { replay, status, downstream, log, server: target.server });
     },
     close: () => {
       client.destroy();

@@ -4,6 +4,7 @@ import { drainResponse } from './drain-response.js';
 import { mediaType } from './http-refusal.js';
 import { readWithCursor, sseCursor } from './sse-cursor.js';
 import { networkCause } from './transport-error.js';
+import { UpstreamAuthFailure } from './upstream-auth-failure.js';
 import type { UpstreamSession } from './upstream-session.js';
 
 /**
@@ -67,6 +68,12 @@ export class StandaloneStream {
         response = await session.get(cursor, signal);
       } catch (error) {
         if (signal.aborted) return;
+        if (error instanceof UpstreamAuthFailure) {
+          // The server is there; the stream is opened again once a message gets a token through.
+          session.options.log.debug('the server-initiated stream waits for an access token', { error: error.message });
+          this.#state = 'wanted';
+          return;
+        }
         this.#unreachable(networkCause(error));
         return;
       }

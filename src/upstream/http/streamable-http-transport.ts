@@ -228,6 +228,11 @@ export class StreamableHttpTransport implements Transport {
     try {
       await legacy.connect();
     } catch (error) {
+      if (this.#options.auth?.failed(error)) {
+        // A legacy server that wants a login: the login URL is the answer.
+        this.#session.fail(message, error);
+        return;
+      }
       const cause = error instanceof McpError ? error.message.replace(`Upstream ${server} `, '') : networkCause(error);
       this.#session.fail(message, transportError(server, `answered HTTP ${status} to initialize, and is no legacy HTTP+SSE server either (${cause})`, { status }));
       return;

@@ -5,7 +5,8 @@ import { drainResponse } from './drain-response.js';
 import type { HttpTransportOptions } from './http-transport-options.js';
 import type { Inbox } from './inbox.js';
 import type { SseCursor } from './sse-cursor.js';
-import { networkCause } from './transport-error.js';
+import { networkCause, transportError } from './transport-error.js';
+import type { UpstreamAuthFailure } from './upstream-auth-failure.js';
 import { requestIdOf } from './request-id-of.js';
 
 /**
@@ -45,21 +46,34 @@ export class UpstreamSession {
   get(cursor: SseCursor, signal: AbortSignal): Promise<IncomingMessage> {
     const extra: OutgoingHttpHeaders = { accept: 'text/event-stream' };
     if (cursor.lastEventId !== undefined) extra['last-event-id'] = cursor.lastEventId;
-    return this.options.client.send(this.options.target.url, { method: 'GET', headers: this.headers(extra), signal });
+    const { client, target, auth } = this.options;
+    const call = { method: 'GET', headers: this.headers(extra), signal } as const;
+    return auth ? auth.send(client, target.url, call) : client.send(target.url, call);
   }
 
   /** Ends the server's session with DELETE; a server that does not allow it answers 405, which is fine. */
   async end(): Promise<void> {
     if (this.id === undefined) return;
+    const { client, target, auth } = this.options;
+    const call = { method: 'DELETE', headers: this.headers({}), signal: AbortSignal.timeout(target.closeTimeoutMs) } as const;
     try {
-      drainResponse(await this.options.client.send(this.options.target.url, {
-        method: 'DELETE',
-        headers: this.headers({}),
-        signal: AbortSignal.timeout(this.options.target.closeTimeoutMs),
-      }));
+      // With the token the session has, if any: ending a session never starts a login.
+      drainResponse(await (auth ? auth.send(client, target.url, call, false) : client.send(target.url, call)));
     } catch (error) {
       this.options.log.debug('ending the upstream session failed', { error: networkCause(error) });
     }
+  }
+
+  /**
+   * The error of a request that could not be given an access token: the login URL, as -32042 to a
+   * client that takes URL elicitations (told when the login ends), else -32000 (`SessionAuth.error`).
+   */
+  authError(failure: UpstreamAuthFailure): McpError {
+    const { auth, target } = this.options;
+    if (!auth) return transportError(target.server, failure.message);
+    return auth.error(failure, target.server, (notification) => {
+      if (!this.closed) this.inbox.deliver(notification);
+    });
   }
 
   /** A message could not be delivered: its request is answered with `error`, anything else logged. */
