@@ -104,6 +104,8 @@ describe('LockedJsonFile', () => {
   test('a corrupt file is an error naming the file and saying why; it is never overwritten and the lock is released', async () => {
     for (const [text, why] of [
       ['not json', /test file .*data\.json is corrupt \(not JSON/],
+      ['{\n  "keys": {} x\n}', /is corrupt \(not JSON at line 2 column 14\)/],
+      ['', /is corrupt \(not JSON: empty\)/],
       ['{"other":1}', /test file .*data\.json is corrupt \(expected \{ "keys": \{ … \} \}\)/],
     ] as const) {
       const file = newFile();

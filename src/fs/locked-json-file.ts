@@ -95,7 +95,8 @@ export class LockedJsonFile<T> {
     try {
       value = JSON.parse(text);
     } catch (error) {
-      throw corrupt(`not JSON: ${error instanceof Error ? error.message : String(error)}`);
+      // V8's message quotes the text, which may be a secret: only where it went wrong is said.
+      throw corrupt(`not JSON${whereInvalid(text, error)}`);
     }
     try {
       return this.#parse(value);
@@ -207,6 +208,14 @@ function processAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** ` at line L column C` from a JSON.parse error that gives a position, else ''. */
+function whereInvalid(text: string, error: unknown): string {
+  const position = /at position (\d+)/.exec(error instanceof Error ? error.message : '')?.[1];
+  if (position === undefined) return text.trim() === '' ? ': empty' : '';
+  const before = text.slice(0, Number(position)).split('\n');
+  return ` at line ${before.length} column ${(before.at(-1)?.length ?? 0) + 1}`;
 }
 
 function isNotFound(error: unknown): boolean {
