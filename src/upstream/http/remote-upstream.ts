@@ -1,3 +1,4 @@
+import { principalOf } from '../../auth/client/principal-of.js';
 import { StatusReporter } from '../../core/status-reporter.js';
 import type { Transport } from '../../transport/transport.js';
 import { SessionReplay } from '../session-replay.js';
@@ -8,7 +9,6 @@ import type { HttpOptions } from './http-options.js';
 import { httpTarget } from './http-target.js';
 import type { HttpTransportOptions } from './http-transport-options.js';
 import { SessionAuth } from './session-auth.js';
-import { sessionPrincipal } from './session-principal.js';
 
 /**
  * A remote server over an HTTP transport made by `transport`: one connection (and HTTP session)
@@ -25,7 +25,7 @@ export function remoteUpstream(options: HttpOptions, transport: (options: HttpTr
       const log = session.log.child({ upstream: target.name });
       const replay = new SessionReplay();
       const status = new StatusReporter(log);
-      const sessionAuth = auth && new SessionAuth(auth, sessionPrincipal(session), session);
+      const sessionAuth = auth && new SessionAuth(auth, principalOf(session, options.oauth ?? {}), session);
       return new HttpConnection(transport({ target, client, replay, log, status, auth: sessionAuth }), { replay, status, downstream, log, server: target.server });
     },
     close: () => {
