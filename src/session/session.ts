@@ -45,6 +45,7 @@ export class Session {
   #clientInfo: JsonObject | undefined;
   #clientCapabilities: JsonObject | undefined;
   #closing: Promise<void> | undefined;
+  #identity: Identity | undefined;
   /** Settles when a pending initialize does; requests that arrive meanwhile wait for it. */
   #initializing: Promise<unknown> | undefined;
   /** Called once when the session has ended (the downstream went away or `close()` was called). */
@@ -56,8 +57,10 @@ export class Session {
     const id = randomUUID();
     this.#log = (options.log ?? silentLogger).child({ session: id.slice(0, 8) });
     const read = <T>(get: () => T): { get: () => T; enumerable: true } => ({ get, enumerable: true });
-    const base = options.identity === undefined ? { id, log: this.#log } : { id, log: this.#log, identity: options.identity };
-    this.info = Object.defineProperties(base as SessionInfo, {
+    this.#identity = options.identity;
+    this.info = Object.defineProperties({ id, log: this.#log } as SessionInfo, {
+      // Only a session opened with an identity has one (stdio's info has no such key).
+      ...(options.identity === undefined ? {} : { identity: read(() => this.#identity) }),
       protocolVersion: read(() => this.#protocolVersion),
       clientInfo: read(() => this.#clientInfo),
       clientCapabilities: read(() => this.#clientCapabilities),
@@ -83,6 +86,15 @@ export class Session {
 
   start(): Promise<void> {
     return this.#peer.start();
+  }
+
+  /**
+   * The client presented a newer credential of the same principal (an HTTP front: a refreshed
+   * token, or one with more scopes after a step-up): `info.identity` is `identity` for what comes
+   * next. A session opened without an identity keeps none.
+   */
+  updateIdentity(identity: Identity): void {
+    if (this.#identity !== undefined) this.#identity = identity;
   }
 
   /** True once the session has begun to end. */

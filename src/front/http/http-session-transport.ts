@@ -95,7 +95,7 @@ export class HttpSessionTransport implements Transport {
   exchange(
     res: ServerResponse,
     messages: readonly unknown[],
-    options: Pick<ExchangeOptions, 'waiting' | 'batch' | 'headers' | 'answers' | 'onAnswer'>,
+    options: Pick<ExchangeOptions, 'waiting' | 'batch' | 'headers' | 'answers' | 'onAnswer' | 'scopeChallenge'>,
   ): void {
     const exchange = new PostExchange(res, {
       ...options,

@@ -128,12 +128,12 @@ describe('the HTTP front as an OAuth resource server', () => {
 });
 
 describe("the front's token, kept beside the identity for a token exchange", () => {
-  test('an OAuth identity carries its token (subjectTokenOf) to ctx.session and to Upstream.connect, the same object all the way; a static one none', async () => {
+  test('an OAuth identity carries its token (subjectTokenOf) to ctx.session and to Upstream.connect (one SessionInfo, never a copy); a static one none', async () => {
     const connected: SessionInfo[] = [];
-    const inMiddleware: Identity[] = [];
+    const inMiddleware: SessionInfo[] = [];
     const inner = chain()
       .use((ctx, next) => {
-        if (ctx.session.identity !== undefined) inMiddleware.push(ctx.session.identity);
+        inMiddleware.push(ctx.session);
         return next();
       })
       .to(whoami);
@@ -147,12 +147,13 @@ describe("the front's token, kept beside the identity for a token exchange", () 
     try {
       const alice = await openSession(front.url, { headers: { authorization: 'Bearer tok-alice' } });
       await send(front.url, { body: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, headers: alice.headers });
-      const oauthIdentity = connected[0]?.identity;
-      assert.ok(oauthIdentity !== undefined);
-      assert.equal(subjectTokenOf(oauthIdentity), 'tok-alice');
-      assert.ok(inMiddleware.length > 0 && inMiddleware.every((identity) => identity === oauthIdentity), 'ctx.session.identity is the object the upstream got');
+      const info = connected[0];
+      assert.ok(info?.identity !== undefined);
+      assert.equal(subjectTokenOf(info.identity), 'tok-alice');
+      assert.ok(inMiddleware.length > 0 && inMiddleware.every((session) => session === info), 'ctx.session is the SessionInfo the upstream got');
+      assert.equal(info.identity.id, 'alice');
       // Not a property: nothing that prints the identity can print the token.
-      assert.ok(!JSON.stringify(oauthIdentity).includes('tok-alice'));
+      assert.ok(!JSON.stringify(info.identity).includes('tok-alice'));
 
       await openSession(front.url, { headers: { authorization: 'Bearer static-s3cret' } });
       const staticIdentity = connected[1]?.identity;

@@ -78,11 +78,7 @@ export function oauthAuthenticator(options: OAuthResourceOptions, staticAuth?: A
   const metadata = metadataUrl(options.resource);
   const required = options.requiredScopes ?? [];
   const findStatic = staticAuth !== undefined && staticAuth.tokens.length > 0 ? staticTokens(staticAuth) : undefined;
-  const challenge = (params: Record<string, string>): Record<string, string> => ({
-    'www-authenticate': `Bearer ${Object.entries({ resource_metadata: metadata, ...params })
-      .map(([key, value]) => `${key}="${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`)
-      .join(', ')}`,
-  });
+  const challenge = (params: Record<string, string>): Record<string, string> => ({ 'www-authenticate': bearerChallenge(metadata, params) });
   const scopeParam = required.length > 0 ? { scope: required.join(' ') } : {};
   const unauthorized = (description: string, error?: string): HttpError =>
     new HttpError(401, `Unauthorized: ${description}`, { headers: challenge({ ...(error === undefined ? {} : { error, error_description: description }), ...scopeParam }) });
@@ -110,6 +106,28 @@ export function oauthAuthenticator(options: OAuthResourceOptions, staticAuth?: A
     rememberSubjectToken(identity, presented.secret);
     return identity;
   };
+}
+
+/**
+ * The step-up challenge (2025-11-25 authorization, "Scope Challenge Handling") for a call the
+ * session's token has too few scopes for (`requireScopes`' -32004): the `WWW-Authenticate` value of
+ * a 403 `insufficient_scope` whose `scope` is the scopes the token holds and those the call needs
+ * (the spec's recommended approach: a client that re-authorizes with it loses nothing it had).
+ */
+export function scopeChallenge(options: OAuthResourceOptions): (needed: readonly string[], held: readonly string[]) => string {
+  const metadata = metadataUrl(options.resource);
+  return (needed, held) => {
+    const lacking = needed.filter((scope) => !held.includes(scope));
+    const description = `the token lacks a needed scope (${(lacking.length > 0 ? lacking : needed).join(' ')})`;
+    return bearerChallenge(metadata, { error: 'insufficient_scope', error_description: description, scope: [...new Set([...held, ...needed])].join(' ') });
+  };
+}
+
+/** `Bearer resource_metadata="…", key="value", …` with the values quoted (RFC 6750 §3). */
+function bearerChallenge(metadata: string, params: Record<string, string>): string {
+  return `Bearer ${Object.entries({ resource_metadata: metadata, ...params })
+    .map(([key, value]) => `${key}="${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`)
+    .join(', ')}`;
 }
 
 function insufficientScope(scopes: readonly string[], challenge: (params: Record<string, string>) => Record<string, string>): HttpError {

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from '../../message/jsonrpc.js';
 import { encodeMessage, serializeMessage } from '../../message/raw-json.js';
+import { INSUFFICIENT_SCOPE } from '../../middleware/require-scopes/insufficient-scope.js';
 import { SseStream, type SseSession } from './sse-stream.js';
 
 export interface ExchangeOptions {
@@ -16,6 +17,13 @@ export interface ExchangeOptions {
   onAnswer?: (response: JsonRpcResponse) => void;
   /** Names the SSE stream if the exchange needs one. */
   nextStreamName: () => string;
+  /**
+   * The `WWW-Authenticate` value of a step-up challenge for the scopes a call needs (a front with
+   * OAuth, on a session with scopes): a lone answer that is `requireScopes`' -32004 then goes out
+   * as 403 with it, so that a client re-authorizes with more scopes. Absent, or `undefined` for
+   * this answer (a session without scopes cannot step up): it stays a 200.
+   */
+  scopeChallenge?: (needed: readonly string[]) => string | undefined;
   /** Whether an SSE stream starts with a priming event (clients at 2025-11-25 and later). */
   priming: boolean;
   session: SseSession;
@@ -86,11 +94,14 @@ export class PostExchange {
     const body = this.#options.batch || first === undefined ? serializeMessage(this.#answers) : encodeMessage(first);
     if (typeof body === 'string') {
       const retry = this.#options.batch ? undefined : retryAfterOf(first);
-      this.#res.writeHead(200, {
+      const needed = this.#options.batch ? undefined : scopesNeededBy(first);
+      const challenge = needed && this.#options.scopeChallenge?.(needed);
+      this.#res.writeHead(challenge === undefined ? 200 : 403, {
         'content-type': 'application/json',
         'content-length': Buffer.byteLength(body),
         ...this.#options.headers,
         ...(retry === undefined ? {} : { 'retry-after': retry }),
+        ...(challenge === undefined ? {} : { 'www-authenticate': challenge }),
       });
       this.#res.end(body);
       return;
@@ -126,4 +137,19 @@ function retryAfterOf(answer: JsonRpcResponse | undefined): string | undefined {
   if (typeof data !== 'object' || data === null) return undefined;
   const ms = (data as { retryAfterMs?: unknown }).retryAfterMs;
   return typeof ms === 'number' && Number.isFinite(ms) && ms >= 0 ? String(Math.ceil(ms / 1000)) : undefined;
+}
+
+/**
+ * The scopes a lone answer says its call needs, when it is `requireScopes`' refusal (-32004 with
+ * `data.scopes`): the front answers it as HTTP 403 `insufficient_scope` (2025-11-25 authorization,
+ * "Scope Challenge Handling") with the JSON-RPC error as the body. Unlike a rate limit's 429, a
+ * 403 is what the spec asks for here, and an SDK client takes it as the cue to step up.
+ */
+function scopesNeededBy(answer: JsonRpcResponse | undefined): readonly string[] | undefined {
+  if (answer === undefined || !('error' in answer) || answer.error.code !== INSUFFICIENT_SCOPE) return undefined;
+  const data = answer.error.data;
+  if (typeof data !== 'object' || data === null) return undefined;
+  const scopes = (data as { scopes?: unknown }).scopes;
+  if (!Array.isArray(scopes) || scopes.length === 0 || !scopes.every((scope): scope is string => typeof scope === 'string')) return undefined;
+  return scopes;
 }

@@ -7,7 +7,7 @@ import { stderrLogger } from '../../log/stderr-logger.js';
 import type { SessionOptions } from '../../session/session.js';
 import type { Upstream } from '../../core/upstream.js';
 import { authenticator, type AuthOptions } from './authenticator.js';
-import { metadataPaths, oauthAuthenticator, protectedResourceMetadata, type OAuthResourceOptions } from './oauth-resource.js';
+import { metadataPaths, oauthAuthenticator, protectedResourceMetadata, scopeChallenge, type OAuthResourceOptions } from './oauth-resource.js';
 import { applyConnectionPolicy } from './connection-policy.js';
 import { MemoryEventStore, type EventStore } from './event-store.js';
 import { LegacySseEndpoint } from './legacy-sse-endpoint.js';
@@ -140,6 +140,8 @@ function routesOf(upstream: Upstream, options: ServeHttpOptions, basics: Basics)
     maxBodyBytes,
     sessions,
     maxInFlightPerSession: options.maxInFlightPerSession ?? 100,
+    // A lone -32004 of requireScopes becomes a 403 step-up challenge, where there is OAuth to step up with.
+    scopeChallenge: options.oauth && scopeChallenge(options.oauth),
   });
   const sse = options.sse === true ? {} : options.sse || undefined;
   const messagesPath = sse?.messagesPath ?? '/messages';

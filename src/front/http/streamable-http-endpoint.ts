@@ -26,6 +26,11 @@ export interface StreamableHttpOptions {
   /** The server's sessions, of both fronts (limit, expiry, shutdown). */
   sessions: SessionTable;
   maxInFlightPerSession: number;
+  /**
+   * A front with OAuth: the step-up challenge for a call whose session's token lacks scopes it
+   * needs (`needed`, beside the scopes the token holds): `scopeChallenge` of `oauth-resource`.
+   */
+  scopeChallenge?: ((needed: readonly string[], held: readonly string[]) => string) | undefined;
 }
 
 type HttpSession = SessionEntry<HttpSessionTransport>;
@@ -92,6 +97,7 @@ export class StreamableHttpEndpoint {
       batch,
       headers: initialize ? { 'mcp-session-id': entry.id } : {},
       answers: sorted.answers,
+      ...this.#stepUp(entry),
       ...(initialize
         ? { onAnswer: (response: JsonRpcResponse) => {
             // A session whose initialize failed is of no use: the client starts another.
@@ -99,6 +105,22 @@ export class StreamableHttpEndpoint {
           } }
         : {}),
     });
+  }
+
+  /**
+   * The step-up challenge of the exchange's lone -32004 answer: on a front with OAuth, for a session
+   * whose identity has scopes (an OAuth token; a static token cannot step up), read when the answer
+   * goes out.
+   */
+  #stepUp(entry: HttpSession): { scopeChallenge?: (needed: readonly string[]) => string | undefined } {
+    const challenge = this.#options.scopeChallenge;
+    if (challenge === undefined) return {};
+    return {
+      scopeChallenge: (needed) => {
+        const held = entry.session.info.identity?.scopes;
+        return held === undefined ? undefined : challenge(needed, held);
+      },
+    };
   }
 
   async #get(req: IncomingMessage, res: ServerResponse, identity: Identity | undefined): Promise<void> {
@@ -156,11 +178,17 @@ export class StreamableHttpEndpoint {
     return entry;
   }
 
-  /** The session a request names; 400 without one, 404 if unknown, ended, or someone else's. */
+  /**
+   * The session a request names; 400 without one, 404 if unknown, ended, or someone else's. The
+   * request's identity becomes the session's (see `Session.updateIdentity`).
+   */
   #find(header: string | string[] | undefined, identity: Identity | undefined): HttpSession {
     if (header === undefined) throw new HttpError(400, 'Bad Request: Mcp-Session-Id header is required');
     const entry = typeof header === 'string' ? this.#options.sessions.get(header, identity, HttpSessionTransport) : undefined;
     if (!entry) throw new HttpError(404, 'Not Found: no such session');
+    // The same subject, maybe with a newer token (refreshed, or stepped up to more scopes): its
+    // scopes and token are the session's from now on. Never another kind of credential.
+    if (identity !== undefined && identity.method === entry.identity?.method) entry.session.updateIdentity(identity);
     return entry;
   }
 }
