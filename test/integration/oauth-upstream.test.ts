@@ -76,7 +76,7 @@ describe('http upstream: a remote server that wants OAuth (SDK resource server, 
     remote.expireTokens();
     const refused = remote.nextRefusal();
     assert.equal(text(await h.request('tools/call', { name: 'echo', arguments: {} })), 'echo');
-    await withTimeout(refused, EVENT_MS, 'the refusal of the expired token');
+    await withTimeout(refused, EVENT_MS, () => 'the refusal of the expired token');
     assert.equal(auth.refusals.length, 2);
     assert.match(auth.refusals[1]?.challenge ?? '', /error="invalid_token"/);
     assert.ok(auth.principals.every((key) => key === 'local'));
