@@ -7,14 +7,18 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Principal, UpstreamAuth, UpstreamRefusal } from '../../src/auth/upstream-auth.js';
 import { chain } from '../../src/chain/chain.js';
+import { serveHttp } from '../../src/front/http/serve-http.js';
+import { silentLogger } from '../../src/log/stderr-logger.js';
 import { harness } from '../../src/testing/harness.js';
 import { http } from '../../src/upstream/http/http.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../helpers/authorization-server.js';
 import { withTimeout } from '../helpers/client.js';
+import { openSession, send } from '../helpers/http.js';
 import { startOAuthProtectedServer, type OAuthProtectedServer } from '../fixtures/servers/oauth-protected-server.js';
 
 const T = { timeout: 60_000 };
 const EVENT_MS = 15_000;
+const CLIENT_TOKEN = 'front-client-token-8d41e7';
 
 /** Client-credentials tokens for the fixture, fetched when the server refuses the one sent. */
 class MachineAuth implements UpstreamAuth {
@@ -82,5 +86,25 @@ describe('http upstream: a remote server that wants OAuth (SDK resource server, 
     assert.ok(auth.principals.every((key) => key === 'local'));
     await h.close();
     await upstream.close?.();
+  });
+
+  test('no token passthrough: a client of an authenticating HTTP front is served with the upstream\'s own token, never its own; its principal is its identity', T, async () => {
+    const auth = new MachineAuth(as, remote.url);
+    const upstream = http({ url: remote.url, auth });
+    const front = await serveHttp(chain().to(upstream), { port: 0, log: silentLogger, auth: { tokens: [{ id: 'client', token: CLIENT_TOKEN }] } });
+    const first = remote.requests.length;
+    try {
+      const { headers } = await openSession(front.url, { headers: { authorization: `Bearer ${CLIENT_TOKEN}` } });
+      const call = await send(front.url, { body: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: {} } }, headers });
+      assert.deepEqual((call.messages[0] as { result: unknown }).result, { content: [{ type: 'text', text: 'echo' }] });
+    } finally {
+      await front.close();
+      await upstream.close?.();
+    }
+    const seen = remote.requests.slice(first);
+    assert.ok(seen.length > 2);
+    assert.ok(seen.every((r) => !(r.authorization ?? '').includes(CLIENT_TOKEN)), 'the client\'s token reached the remote server');
+    assert.ok(seen.some((r) => r.status === 200 && r.authorization?.startsWith('Bearer ey')), 'served with a JWT of the authorization server');
+    assert.ok(auth.principals.length > 0 && auth.principals.every((key) => key === 'token client'));
   });
 });
