@@ -1,0 +1,210 @@
+/**
+ * @module
+ * The browser step of a login (OAuth 2.0 for native apps, RFC 8252 §7.3): an HTTP server on a
+ * loopback address waits for the authorization server's redirect. Only a request on the redirect
+ * path carrying the expected `state` (and a `code` or an `error`) settles it: anything else, a
+ * stray request or a forged one (CSRF), is answered 400 and the login goes on waiting. It waits
+ * a bounded time, and leaves no socket behind.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { ChainError } from '../../errors/chain-error.js';
+
+/** A listener waiting for one login's redirect. */
+export interface RedirectListener {
+  /** The redirect URI to send in the authorization request (the port chosen when it was 0). */
+  readonly redirectUri: string;
+  /**
+   * The query parameters of the redirect (`code` and `state`, or `error`, `error_description`,
+   * `iss`…): the caller checks them (`error=access_denied` is the person saying no). Rejects when
+   * the time is up, the signal aborts, or `close()` comes first.
+   */
+  readonly callback: Promise<URLSearchParams>;
+  /** Stops listening and closes every connection (keep-alive ones too); rejects `callback` if it is pending. */
+  close(): Promise<void>;
+}
+
+export interface ListenForRedirectOptions {
+  /** `http://127.0.0.1:<port>/<path>` (or `[::1]`, `localhost`). Port 0: any free port. Default `http://127.0.0.1:0/callback`. */
+  redirectUri?: string | undefined;
+  /** The `state` of the authorization request: a redirect without it is not this login's. */
+  expectedState: string;
+  /** How long to wait for the redirect (ms, default 300 000). */
+  timeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+const LOOPBACK_HOSTS: ReadonlyMap<string, string> = new Map([
+  ['127.0.0.1', '127.0.0.1'],
+  ['[::1]', '::1'],
+  ['localhost', '127.0.0.1'],
+]);
+
+/**
+ * Listens on the loopback address and port of `redirectUri` for the redirect of one login. Throws
+ * a `ChainError` at once for a redirect URI that is not loopback `http:`, or a port that is taken.
+ */
+export async function listenForRedirect(options: ListenForRedirectOptions): Promise<RedirectListener> {
+  const uri = parseRedirectUri(options.redirectUri ?? 'http://127.0.0.1:0/callback');
+  options.signal?.throwIfAborted();
+  const timeoutMs = options.timeoutMs ?? 300_000;
+  const expected = Buffer.from(options.expectedState, 'utf8');
+  const sockets = new Set<Socket>();
+  const servers: Server[] = [];
+  let settled = false;
+  let resolveCallback!: (params: URLSearchParams) => void;
+  let rejectCallback!: (error: unknown) => void;
+  const callback = new Promise<URLSearchParams>((resolve, reject) => {
+    resolveCallback = resolve;
+    rejectCallback = reject;
+  });
+  callback.catch(() => undefined); // a caller that closes without awaiting it has no unhandled rejection
+
+  let timer: NodeJS.Timeout | undefined;
+  let closing: Promise<void> | undefined;
+  const shutdown = (): Promise<void> => {
+    closing ??= Promise.all(
+      servers.map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            if (!server.listening) return resolve();
+            server.close(() => resolve());
+          }),
+      ),
+    ).then(() => undefined);
+    for (const socket of sockets) socket.destroy();
+    return closing;
+  };
+  const settle = (outcome: { params: URLSearchParams } | { error: unknown }): void => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+    if ('params' in outcome) resolveCallback(outcome.params);
+    else rejectCallback(outcome.error);
+  };
+
+  function onAbort(): void {
+    settle({ error: options.signal?.reason ?? new Error('the login was aborted') });
+    void shutdown();
+  }
+
+  const handle = (request: IncomingMessage, response: ServerResponse): void => {
+    const url = new URL(request.url ?? '/', 'http://loopback');
+    const params = url.searchParams;
+    if (request.method !== 'GET' || url.pathname !== uri.pathname) {
+      return answer(response, 400, 'Not found', 'This is not the address a login redirects to.');
+    }
+    if (settled) return answer(response, 400, 'No login in progress', 'This login is already finished. You can close this window.');
+    const state = Buffer.from(params.get('state') ?? '', 'utf8');
+    if (state.length !== expected.length || !timingSafeEqual(state, expected)) {
+      return answer(response, 400, 'Unknown login', 'This redirect does not belong to the login in progress (its state does not match). The login goes on waiting.');
+    }
+    const error = params.get('error');
+    if (error === null && params.get('code') === null) {
+      return answer(response, 400, 'Incomplete redirect', 'The redirect has neither a code nor an error. The login goes on waiting.');
+    }
+    response.once('finish', () => void shutdown());
+    if (error !== null) {
+      const description = params.get('error_description');
+      answer(response, 200, 'Login failed', `The authorization server answered ${error}${description === null ? '' : `: ${description}`}. You can close this window.`);
+    } else {
+      answer(response, 200, 'Logged in', 'mcp-chain has what it needs. You can close this window.');
+    }
+    settle({ params });
+  };
+
+  const listen = (host: string, port: number): Promise<Server> =>
+    new Promise<Server>((resolve, reject) => {
+      const server = createServer(handle);
+      server.on('connection', (socket: Socket) => {
+        sockets.add(socket);
+        socket.once('close', () => sockets.delete(socket));
+        if (closing !== undefined) socket.destroy();
+      });
+      server.once('error', reject);
+      server.listen({ host, port, exclusive: true }, () => {
+        server.off('error', reject);
+        server.on('error', () => undefined); // after listening, errors are of single connections
+        resolve(server);
+      });
+    });
+
+  let port: number;
+  try {
+    const first = await listen(uri.host, uri.port);
+    servers.push(first);
+    port = (first.address() as AddressInfo).port;
+  } catch (error) {
+    throw new ChainError('CONFIG', `cannot listen on ${uri.hostname}:${uri.port} for the login redirect (${describe(error)}); choose another port in redirectUri, or 0`, { cause: error });
+  }
+  // localhost may be resolved to ::1 by the browser: listen there too when it can be had.
+  if (uri.hostname === 'localhost') {
+    await listen('::1', port).then((server) => servers.push(server), () => undefined);
+  }
+
+  if (!settled) {
+    timer = setTimeout(() => {
+      settle({ error: new Error(`no login redirect within ${Math.round(timeoutMs / 1000)} s; the login was abandoned`) });
+      void shutdown();
+    }, timeoutMs);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal?.aborted === true) onAbort();
+  }
+
+  return {
+    redirectUri: `http://${uri.hostname}:${port}${uri.pathname}`,
+    callback,
+    close: async () => {
+      settle({ error: new Error('the login redirect listener was closed') });
+      await shutdown();
+    },
+  };
+}
+
+interface LoopbackUri {
+  hostname: string;
+  host: string;
+  port: number;
+  pathname: string;
+}
+
+function parseRedirectUri(text: string): LoopbackUri {
+  const refuse = (why: string): ChainError =>
+    new ChainError('CONFIG', `redirect URI ${JSON.stringify(text)} ${why}: a login redirects to a loopback address, http://127.0.0.1:<port>/callback (or [::1], localhost)`);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw refuse('is not a URL');
+  }
+  if (url.protocol !== 'http:') throw refuse('is not http:');
+  const host = LOOPBACK_HOSTS.get(url.hostname);
+  if (host === undefined) throw refuse('is not on a loopback address');
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') throw refuse('has a user, a query or a fragment');
+  return { hostname: url.hostname, host, port: url.port === '' ? 80 : Number(url.port), pathname: url.pathname };
+}
+
+function answer(response: ServerResponse, status: number, title: string, text: string): void {
+  const body = `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></body></html>\n`;
+  response.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+    'referrer-policy': 'no-referrer',
+    connection: 'close',
+  });
+  response.end(body);
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+function describe(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code === 'string') return code;
+  return error instanceof Error ? error.message : String(error);
+}
