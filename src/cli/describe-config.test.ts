@@ -58,6 +58,24 @@ describe('describeConfig (what `mcp-chain validate` prints)', () => {
     for (const secret of ['ghp_s3cret', 'tok3n', 'pw@']) assert.ok(!text.includes(secret), secret);
   });
 
+  test("a remote server's oauth: the grant, the client (never its secret), scopes, where tokens are kept", () => {
+    const remote = { ...base, path: 'mcpServers.x', transport: 'http', url: 'https://x.example/mcp', headers: {} } as const;
+    const text = describeConfig(
+      config([
+        { ...remote, name: 'notion', oauth: {} },
+        { ...remote, name: 'api', oauth: { grant: 'client_credentials', client: { clientId: 'gw', clientSecret: 'cl1ent-s3cret' }, scopes: ['a', 'b'], tokenStore: '/var/lib/tokens.json' } },
+        { ...remote, name: 'team', oauth: { sharedLogin: true, clientMetadataUrl: 'https://gw.example/client.json', redirectUri: 'http://127.0.0.1:4567/callback' } },
+      ]),
+    );
+    const lines = text.split('\n').filter((line) => line.startsWith('    oauth: '));
+    assert.deepEqual(lines, [
+      '    oauth: a person logs in (mcp-chain auth login notion); client registered at the first login',
+      '    oauth: client credentials; client gw with a secret; scopes a b; tokens in /var/lib/tokens.json',
+      '    oauth: a person logs in (mcp-chain auth login team), one login for every user; client metadata document https://gw.example/client.json; redirect http://127.0.0.1:4567/callback',
+    ]);
+    assert.ok(!text.includes('cl1ent-s3cret'));
+  });
+
   test('a server of command-line programs: each tool with its program and argv template, placeholders as {param} and [flag {param}]', () => {
     const text = describeConfig(
       config([

@@ -1,3 +1,4 @@
+import type { UpstreamOAuthOptions } from '../auth/client/upstream-oauth-options.js';
 import type { FrontConfig, GatewayConfig, MiddlewareConfig, OAuthFrontConfig, ServerConfig } from '../config/gateway-config.js';
 import { defaultPrefix, safeName } from '../upstream/aggregate/names.js';
 import type { CommandArg } from '../upstream/commands/commands.js';
@@ -65,6 +66,7 @@ function serverLines(server: ServerConfig, config: GatewayConfig, enabledCount: 
     case 'sse':
       field('url', hide(withoutPassword(server.url)));
       if (Object.keys(server.headers).length > 0) field('headers', Object.keys(server.headers).join(', '));
+      if (server.oauth !== undefined) field('oauth', upstreamOAuthText(server.name, server.oauth, hide));
       break;
     case 'upstream':
       field('upstream', 'an object of the TypeScript config');
@@ -86,6 +88,28 @@ function serverLines(server: ServerConfig, config: GatewayConfig, enabledCount: 
   if (timeouts.length > 0) field('timeouts', timeouts.join(', '));
   if (server.middleware.length > 0) field('middleware', middlewareText(server.middleware));
   return lines;
+}
+
+/** How the gateway gets tokens for a remote server (never the client secret). */
+function upstreamOAuthText(name: string, oauth: UpstreamOAuthOptions, hide: (text: string) => string): string {
+  const grant = oauth.grant ?? 'authorization_code';
+  const parts = [
+    grant === 'authorization_code'
+      ? `a person logs in (mcp-chain auth login ${name})${oauth.sharedLogin === true ? ', one login for every user' : ''}`
+      : grant === 'client_credentials'
+        ? 'client credentials'
+        : 'token exchange of each user\'s token',
+    oauth.client !== undefined
+      ? `client ${hide(oauth.client.clientId)}${oauth.client.clientSecret === undefined ? '' : ' with a secret'}`
+      : oauth.clientMetadataUrl !== undefined
+        ? `client metadata document ${oauth.clientMetadataUrl}`
+        : 'client registered at the first login',
+  ];
+  if (oauth.scopes !== undefined) parts.push(`scopes ${oauth.scopes.join(' ')}`);
+  if (oauth.authorizationServer !== undefined) parts.push(`authorization server ${oauth.authorizationServer}`);
+  if (oauth.redirectUri !== undefined) parts.push(`redirect ${oauth.redirectUri}`);
+  if (oauth.tokenStore !== undefined) parts.push(`tokens in ${hide(oauth.tokenStore)}`);
+  return parts.join('; ');
 }
 
 /** How the server's tools and prompts are named. */
