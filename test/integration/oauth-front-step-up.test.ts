@@ -1,0 +1,182 @@
+// Scope step-up (2025-11-25 authorization, "Scope Challenge Handling") against a real
+// authorization server (oidc-provider on loopback): a token without the scope a tool needs
+// (requireScopes, onMissing 'refuse') gets 403 `insufficient_scope` naming the scopes and the
+// metadata; the official SDK client takes that as its cue, sends the user to consent to the larger
+// scope, and its retried call is served in the same session.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { decodeJwt } from 'jose';
+import { jwtVerifier } from '../../src/auth/jwt-verifier.js';
+import { chain } from '../../src/chain/chain.js';
+import { metadataUrl } from '../../src/front/http/oauth-resource.js';
+import { serveHttp, type HttpFront } from '../../src/front/http/serve-http.js';
+import { silentLogger } from '../../src/log/stderr-logger.js';
+import { INSUFFICIENT_SCOPE, requireScopes } from '../../src/middleware/require-scopes/index.js';
+import { local } from '../../src/upstream/local.js';
+import { startAuthorizationServer, type AuthorizationServer } from '../helpers/authorization-server.js';
+import { freePort, openSession, send } from '../helpers/http.js';
+
+const T = { timeout: 60_000 };
+
+const tools = local({
+  tools: [
+    { name: 'status', handler: () => ({ content: [{ type: 'text', text: 'green' }] }) },
+    { name: 'deploy', handler: () => ({ content: [{ type: 'text', text: 'deployed' }] }) },
+  ],
+});
+
+/**
+ * An interactive MCP client's OAuth state, in memory. Its registration asks for the
+ * authorization_code grant only: no refresh token, so a step-up goes to the user for consent (an
+ * SDK with a refresh token tries a refresh first, which cannot add scopes).
+ */
+class MemoryOAuthProvider implements OAuthClientProvider {
+  client: OAuthClientInformationMixed | undefined;
+  saved: OAuthTokens | undefined;
+  verifier: string | undefined;
+  authorizationUrl: URL | undefined;
+
+  constructor(readonly redirect: string) {}
+
+  get redirectUrl(): string {
+    return this.redirect;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return { client_name: 'mcp-chain step-up test', redirect_uris: [this.redirect], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+  }
+
+  state(): string {
+    return randomBytes(16).toString('base64url');
+  }
+
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    return this.client;
+  }
+
+  saveClientInformation(information: OAuthClientInformationMixed): void {
+    this.client = information;
+  }
+
+  tokens(): OAuthTokens | undefined {
+    return this.saved;
+  }
+
+  saveTokens(tokens: OAuthTokens): void {
+    this.saved = tokens;
+  }
+
+  redirectToAuthorization(authorizationUrl: URL): void {
+    this.authorizationUrl = authorizationUrl;
+  }
+
+  saveCodeVerifier(codeVerifier: string): void {
+    this.verifier = codeVerifier;
+  }
+
+  codeVerifier(): string {
+    if (this.verifier === undefined) throw new Error('no login under way');
+    return this.verifier;
+  }
+}
+
+describe('scope step-up: 403 insufficient_scope from the gateway, and the SDK client re-authorizing with the larger scope', () => {
+  let as: AuthorizationServer;
+  let front: HttpFront;
+  let resource: string;
+  let redirect: string;
+
+  before(async () => {
+    const port = await freePort();
+    resource = `http://127.0.0.1:${port}/mcp`;
+    redirect = `http://127.0.0.1:${await freePort()}/callback`;
+    as = await startAuthorizationServer({ resources: [resource] });
+    front = await serveHttp(chain().use(requireScopes({ tools: { deploy: 'mcp:write' }, onMissing: 'refuse' })).to(tools), {
+      port,
+      oauth: {
+        resource,
+        authorizationServers: [as.issuer],
+        verifier: jwtVerifier({ issuer: as.issuer, audience: resource, jwksUri: as.jwksUri }),
+        requiredScopes: ['mcp:read'],
+      },
+      log: silentLogger,
+    });
+  });
+
+  after(async () => {
+    await front?.close();
+    await as?.close();
+  });
+
+  test('a token without the scope a tool needs: 403 with WWW-Authenticate insufficient_scope (scopes held and needed, resource_metadata) and the JSON-RPC error as the body', T, async () => {
+    const token = await as.token({ resource, scope: 'mcp:read' });
+    const session = await openSession(resource, { headers: { authorization: `Bearer ${token}` } });
+    const call = (id: number, name: string): unknown => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
+
+    const refused = await send(resource, { body: call(2, 'deploy'), headers: session.headers });
+    assert.equal(refused.status, 403);
+    const challenge = refused.headers.get('www-authenticate') ?? '';
+    assert.match(challenge, /^Bearer /);
+    assert.ok(challenge.includes('error="insufficient_scope"'), challenge);
+    assert.ok(challenge.includes('scope="mcp:read mcp:write"'), challenge);
+    assert.ok(challenge.includes(`resource_metadata="${metadataUrl(resource)}"`), challenge);
+    assert.ok(!challenge.includes(token) && !refused.text.includes(token), 'the token is never echoed');
+    const error = (refused.json as { id: unknown; error: { code: number; data: unknown } });
+    assert.equal(error.id, 2);
+    assert.equal(error.error.code, INSUFFICIENT_SCOPE);
+    assert.deepEqual(error.error.data, { scopes: ['mcp:write'], tool: 'deploy' });
+
+    const served = await send(resource, { body: call(3, 'status'), headers: session.headers });
+    assert.equal(served.status, 200);
+  });
+
+  test('the SDK client: logged in with mcp:read, refused deploy, sends the user to consent to mcp:read mcp:write, and the retried call is served in the same session', T, async () => {
+    const provider = new MemoryOAuthProvider(redirect);
+    // Registered beforehand, for every scope: the SDK's own registration would ask for the first
+    // challenge's scope only, and oidc-provider holds a client to the scope it registered with.
+    provider.client = await as.registerClient({ ...provider.clientMetadata });
+    const first = new StreamableHTTPClientTransport(new URL(resource), { authProvider: provider });
+
+    // 1. The first login, with the scope the 401 named.
+    await assert.rejects(new Client({ name: 'oauth-step-up-test', version: '1.0.0' }).connect(first), UnauthorizedError);
+    const login = provider.authorizationUrl;
+    assert.ok(login !== undefined, 'the SDK sent the user to log in');
+    assert.equal(login.searchParams.get('scope'), 'mcp:read');
+    const code = new URL(await as.completeLogin(login.href, { subject: 'alice' })).searchParams.get('code');
+    assert.ok(code !== null);
+    await first.finishAuth(code);
+    await first.close();
+    assert.equal(provider.saved?.refresh_token, undefined, 'no refresh token: a step-up needs the user');
+    const transport = new StreamableHTTPClientTransport(new URL(resource), { authProvider: provider });
+    const client = new Client({ name: 'oauth-step-up-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      assert.deepEqual((await client.callTool({ name: 'status', arguments: {} })).content, [{ type: 'text', text: 'green' }]);
+      const sessionId = transport.sessionId;
+
+      // 2. deploy needs mcp:write: 403 insufficient_scope; the SDK asks the user for both scopes.
+      provider.authorizationUrl = undefined;
+      await assert.rejects(client.callTool({ name: 'deploy', arguments: {} }), UnauthorizedError);
+      const stepUp = provider.authorizationUrl as URL | undefined;
+      assert.ok(stepUp !== undefined, 'the SDK sent the user to consent to more');
+      assert.equal(stepUp.searchParams.get('scope'), 'mcp:read mcp:write', 'the scopes the challenge named, nothing held lost');
+      assert.equal(stepUp.searchParams.get('resource'), resource);
+
+      // 3. The user consents; the retried call is served, in the same session, with the larger token.
+      const more = new URL(await as.completeLogin(stepUp.href, { subject: 'alice' })).searchParams.get('code');
+      assert.ok(more !== null);
+      await transport.finishAuth(more);
+      assert.deepEqual(String(decodeJwt(provider.saved?.access_token ?? '').scope).split(' ').sort(), ['mcp:read', 'mcp:write']);
+      assert.deepEqual((await client.callTool({ name: 'deploy', arguments: {} })).content, [{ type: 'text', text: 'deployed' }]);
+      assert.equal(transport.sessionId, sessionId, 'the same session');
+    } finally {
+      await client.close();
+    }
+    assert.deepEqual(as.serverErrors, []);
+  });
+});
