@@ -5,11 +5,9 @@
  * and renamed into place, mode 0600 in a directory made 0700), and read again whenever another
  * process changed it. A file that is not a pin store is an error, never overwritten.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
+import { join } from 'node:path';
+import { CorruptContentError, LockedJsonFile } from '../../fs/locked-json-file.js';
 import type { JsonObject } from '../../message/jsonrpc.js';
 
 /** A definition seen that differs from the pinned one, waiting for `mcp-chain pin accept`. */
@@ -97,11 +95,6 @@ export function defaultPinStorePath(env: NodeJS.ProcessEnv = process.env): strin
   return join(base, 'mcp-chain', 'pins.json');
 }
 
-interface Snapshot {
-  key: string;
-  data: PinFile;
-}
-
 /**
  * A pin store file. Reads are cached and re-done only when the file changed (inode, size or
  * mtime); `check` and `accept` change it under a lock so that processes sharing it never lose
@@ -109,37 +102,18 @@ interface Snapshot {
  */
 export class PinStore {
   readonly file: string;
-  readonly #lockFile: string;
-  readonly #lockTimeoutMs: number;
-  readonly #staleLockMs: number;
+  readonly #file: LockedJsonFile<PinFile>;
   readonly #now: () => Date;
-  #snapshot: Snapshot | undefined;
-  /** Changes of this process, one at a time (the lock file is per process, not per instance). */
-  #queue: Promise<unknown> = Promise.resolve();
 
   constructor(file: string, options: PinStoreOptions = {}) {
     this.file = file;
-    this.#lockFile = `${file}.lock`;
-    this.#lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
-    this.#staleLockMs = options.staleLockMs ?? 30_000;
+    this.#file = pinFile(file, options);
     this.#now = options.now ?? (() => new Date());
   }
 
   /** The file's content (an empty store when there is no file yet). Throws a PinStoreError for a corrupt file. */
   async read(): Promise<PinFile> {
-    const key = await this.#statKey();
-    if (key === undefined) return emptyFile();
-    if (this.#snapshot?.key === key) return this.#snapshot.data;
-    let text: string;
-    try {
-      text = await readFile(this.file, 'utf8');
-    } catch (error) {
-      if (isNotFound(error)) return emptyFile();
-      throw new PinStoreError(`pin store ${this.file}: cannot read it (${describe(error)})`);
-    }
-    const data = parsePinFile(text, this.file);
-    this.#snapshot = { key, data };
-    return data;
+    return this.#file.read();
   }
 
   /**
@@ -259,101 +233,19 @@ export class PinStore {
    * lock) to change in place, and returns whether it changed anything (only then is it written).
    */
   async update(change: (data: PinFile) => boolean): Promise<PinFile> {
-    const run = async (): Promise<PinFile> => {
-      await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
-      const release = await this.#lock();
-      try {
-        this.#snapshot = undefined;
-        const data = structuredClone(await this.read());
-        if (!change(data)) return data;
-        await this.#write(data);
-        return data;
-      } finally {
-        await release();
-      }
-    };
-    const result = this.#queue.then(run, run);
-    this.#queue = result.catch(() => undefined);
-    return result;
-  }
-
-  async #write(data: PinFile): Promise<void> {
-    const temporary = `${this.file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-    try {
-      await writeFile(temporary, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-      await rename(temporary, this.file);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw new PinStoreError(`pin store ${this.file}: cannot write it (${describe(error)})`);
-    }
-    const key = await this.#statKey();
-    if (key !== undefined) this.#snapshot = { key, data };
-  }
-
-  async #statKey(): Promise<string | undefined> {
-    try {
-      const info = await stat(this.file, { bigint: true });
-      return `${info.ino}:${info.size}:${info.mtimeNs}`;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw new PinStoreError(`pin store ${this.file}: cannot read it (${describe(error)})`);
-    }
-  }
-
-  /** Takes the lock file (O_EXCL), waiting for another holder; a stale one is taken over. */
-  async #lock(): Promise<() => Promise<void>> {
-    const deadline = Date.now() + this.#lockTimeoutMs;
-    const token = `${process.pid} ${randomBytes(8).toString('hex')}`;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const handle = await open(this.#lockFile, 'wx', 0o600);
-        await handle.writeFile(token);
-        await handle.close();
-        return async () => {
-          const holder = await readFile(this.#lockFile, 'utf8').catch(() => undefined);
-          if (holder === token) await unlink(this.#lockFile).catch(() => undefined);
-        };
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-          throw new PinStoreError(`pin store ${this.file}: cannot take its lock ${this.#lockFile} (${describe(error)})`);
-        }
-      }
-      if (await this.#breakStaleLock()) continue;
-      if (Date.now() > deadline) {
-        throw new PinStoreError(`pin store ${this.file}: still locked after ${this.#lockTimeoutMs} ms by ${this.#lockFile}; remove it if no mcp-chain is running`);
-      }
-      await delay(Math.min(50, 2 + attempt * 2) + Math.random() * 5);
-    }
-  }
-
-  /** Removes the lock file when its holder's process is gone or it is older than staleLockMs. */
-  async #breakStaleLock(): Promise<boolean> {
-    let holder: string;
-    let age: number;
-    try {
-      holder = await readFile(this.#lockFile, 'utf8');
-      age = Date.now() - (await stat(this.#lockFile)).mtimeMs;
-    } catch {
-      return false; // gone meanwhile: try again at once
-    }
-    const pid = Number(holder.split(' ')[0]);
-    const gone = holder !== '' && Number.isInteger(pid) && pid > 0 && !processAlive(pid);
-    // An empty file is a holder between open and write: stale only by age.
-    if (!gone && age < this.#staleLockMs) return false;
-    const again = await readFile(this.#lockFile, 'utf8').catch(() => undefined);
-    if (again !== holder) return false;
-    await unlink(this.#lockFile).catch(() => undefined);
-    return true;
+    return this.#file.update(change);
   }
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+function pinFile(file: string, options: PinStoreOptions): LockedJsonFile<PinFile> {
+  return new LockedJsonFile<PinFile>(file, {
+    label: 'pin store',
+    parse: checkPinFile,
+    empty: emptyFile,
+    error: (message) => new PinStoreError(message),
+    lockTimeoutMs: options.lockTimeoutMs,
+    staleLockMs: options.staleLockMs,
+  });
 }
 
 /** Removes a tool's pending-new record, and the maps it leaves empty. */
@@ -374,14 +266,12 @@ function emptyFile(): PinFile {
 
 /** The content of a store file, checked; a PinStoreError saying what is wrong otherwise. */
 export function parsePinFile(text: string, file: string): PinFile {
-  const corrupt = (why: string): PinStoreError =>
-    new PinStoreError(`pin store ${file} is corrupt (${why}); fix it or move it away (it is never overwritten)`);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw corrupt(`not JSON: ${describe(error)}`);
-  }
+  return pinFile(file, {}).parseText(text);
+}
+
+/** Checks the JSON of a store file; the error says what is wrong. */
+function checkPinFile(value: unknown): PinFile {
+  const corrupt = (why: string): CorruptContentError => new CorruptContentError(why);
   if (!isObject(value) || value.version !== 1 || !isObject(value.namespaces)) throw corrupt('expected { "version": 1, "namespaces": { … } }');
   for (const [namespace, entries] of Object.entries(value.namespaces)) {
     if (!isObject(entries)) throw corrupt(`namespace ${JSON.stringify(namespace)} is not an object`);
@@ -415,12 +305,4 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function isNotFound(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
-}
 
-function describe(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (typeof code === 'string') return code;
-  return error instanceof Error ? error.message : String(error);
-}
