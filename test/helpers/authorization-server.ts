@@ -10,6 +10,10 @@
 //   `resource` is opaque and has no audience (oidc-provider keeps those for its userinfo endpoint).
 // - Grants: client_credentials, authorization_code with PKCE S256 (required), refresh_token.
 // - Open Dynamic Client Registration (RFC 7591) beside the clients given in the options.
+// - Token exchange (RFC 8693, `urn:ietf:params:oauth:grant-type:token-exchange`) for
+//   `tokenExchangeClient` (and clients given that grant type): the subject token must be one of this
+//   server's own live access tokens (opaque: stored; JWT: signature, issuer, `typ`, expiry checked),
+//   and the answer is an access token of the same subject for the `resource` asked for.
 // - Login and consent without a browser: `completeLogin` follows an authorization URL the way a
 //   user's browser does (redirects, cookies, the login form, the consent form) and returns the
 //   redirect back to the client, with `code` and `state`.
@@ -23,6 +27,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import type * as OidcProviderModule from 'oidc-provider';
+import { createLocalJWKSet, jwtVerify } from 'jose';
 import type { Adapter, AdapterPayload, ClientMetadata, Configuration, JWK, KoaContextWithOIDC, Provider as ProviderInstance } from 'oidc-provider';
 import { withDeadline } from '../../src/testing/with-deadline.js';
 
@@ -72,6 +77,21 @@ export interface TokenResponse {
   [key: string]: unknown;
 }
 
+/** RFC 8693 grant type of a token exchange. */
+export const TOKEN_EXCHANGE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+/** RFC 8693 token type of an access token. */
+export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+
+/** A token exchange the server granted (for tests to check what was asked). */
+export interface TokenExchangeRecord {
+  clientId: string;
+  /** The subject of the subject token, and of the token issued. */
+  subject: string;
+  resource: string;
+  audience: string | undefined;
+  scope: string | undefined;
+}
+
 /** A PKCE pair (RFC 7636, S256). */
 export interface Pkce {
   verifier: string;
@@ -114,6 +134,10 @@ export interface AuthorizationServer {
   readonly machineClient: Required<ClientCredentials>;
   /** A confidential client a resource server uses to introspect tokens. */
   readonly introspectionClient: Required<ClientCredentials>;
+  /** A confidential client allowed the token exchange grant (RFC 8693). */
+  readonly tokenExchangeClient: Required<ClientCredentials>;
+  /** Every token exchange granted, in order. */
+  readonly tokenExchanges: TokenExchangeRecord[];
   /** Errors oidc-provider met while answering (it answers `server_error`); shown by failing tests. */
   readonly serverErrors: Error[];
   /** A client_credentials access token. */
@@ -341,6 +365,8 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
   const cookieKeys = [randomBytes(32).toString('base64url')];
   const machineClient = { clientId: 'mcp-chain-tests-machine', clientSecret: randomBytes(24).toString('base64url') };
   const introspectionClient = { clientId: 'mcp-chain-tests-resource-server', clientSecret: randomBytes(24).toString('base64url') };
+  const tokenExchangeClient = { clientId: 'mcp-chain-tests-token-exchange', clientSecret: randomBytes(24).toString('base64url') };
+  const tokenExchanges: TokenExchangeRecord[] = [];
   let keys: SigningKey[] = [await newSigningKey(alg)];
 
   const formatFor = (resource: string, clientId: string): AccessTokenFormat => {
@@ -362,6 +388,13 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
         client_id: introspectionClient.clientId,
         client_secret: introspectionClient.clientSecret,
         grant_types: [],
+        response_types: [],
+        redirect_uris: [],
+      },
+      {
+        client_id: tokenExchangeClient.clientId,
+        client_secret: tokenExchangeClient.clientSecret,
+        grant_types: [TOKEN_EXCHANGE_GRANT_TYPE],
         response_types: [],
         redirect_uris: [],
       },
@@ -520,9 +553,93 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
   });
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
+  /** The subject of one of this server's own live access tokens, or undefined. */
+  const subjectOfToken = async (current: ProviderInstance, token: string): Promise<{ subject: string; scope: string | undefined } | undefined> => {
+    const stored = (await current.AccessToken.find(token)) ?? (await current.ClientCredentials.find(token));
+    if (stored !== undefined) {
+      if (stored.isExpired) return undefined;
+      const subject = 'accountId' in stored ? stored.accountId : stored.clientId;
+      return subject === undefined ? undefined : { subject, scope: stored.scope };
+    }
+    if (token.split('.').length !== 3) return undefined;
+    const jwks = createLocalJWKSet({
+      keys: keys.map(({ jwk }) => {
+        const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicJwk } = jwk as Record<string, unknown>;
+        return publicJwk;
+      }),
+    });
+    try {
+      const { payload } = await jwtVerify(token, jwks, { issuer, typ: 'at+jwt' });
+      if (typeof payload.sub !== 'string') return undefined;
+      return { subject: payload.sub, scope: typeof payload['scope'] === 'string' ? payload['scope'] : undefined };
+    } catch {
+      return undefined;
+    }
+  };
+
+  type ExchangeParams = {
+    subject_token?: string;
+    subject_token_type?: string;
+    resource?: string;
+    audience?: string;
+    scope?: string;
+    requested_token_type?: string;
+  };
+
+  const registerTokenExchange = (provider: ProviderInstance): void => {
+    provider.registerGrantType<ExchangeParams>(
+      TOKEN_EXCHANGE_GRANT_TYPE,
+      async (ctx) => {
+        const { params, client } = ctx.oidc;
+        if (params.subject_token === undefined || params.subject_token_type === undefined) {
+          throw new errors.InvalidRequest('subject_token and subject_token_type are required');
+        }
+        if (params.subject_token_type !== ACCESS_TOKEN_TYPE) throw new errors.InvalidRequest('unsupported subject_token_type');
+        if (params.requested_token_type !== undefined && params.requested_token_type !== ACCESS_TOKEN_TYPE) {
+          throw new errors.InvalidRequest('unsupported requested_token_type');
+        }
+        if (params.resource === undefined) throw new errors.InvalidTarget('a resource is required');
+        const subject = await subjectOfToken(provider, params.subject_token);
+        if (subject === undefined) throw new errors.InvalidGrant('the subject token is not an active access token of this server');
+        if (options.resources !== undefined && !options.resources.includes(params.resource)) throw new errors.InvalidTarget('unknown resource');
+        const resourceScopes = new Set(scopes);
+        const asked = (params.scope ?? subject.scope ?? scopes.join(' ')).split(' ').filter((s) => resourceScopes.has(s));
+        const scope = asked.length === 0 ? undefined : asked.join(' ');
+        const grant = new provider.Grant({ accountId: subject.subject, clientId: client.clientId });
+        if (scope !== undefined) grant.addResourceScope(params.resource, scope);
+        const grantId = await grant.save();
+        const token = new provider.AccessToken({
+          client,
+          accountId: subject.subject,
+          grantId,
+          gty: 'token_exchange',
+          ...(scope === undefined ? {} : { scope }),
+          resourceServer: new provider.ResourceServer(params.resource, {
+            scope: scopes.join(' '),
+            audience: params.audience ?? params.resource,
+            accessTokenTTL: state.accessTokenTtl,
+            accessTokenFormat: formatFor(params.resource, client.clientId),
+            jwt: { sign: { alg } },
+          }),
+        });
+        const value = await token.save();
+        tokenExchanges.push({ clientId: client.clientId, subject: subject.subject, resource: params.resource, audience: params.audience, scope });
+        ctx.body = {
+          access_token: value,
+          issued_token_type: ACCESS_TOKEN_TYPE,
+          token_type: 'Bearer',
+          expires_in: token.expiration,
+          ...(scope === undefined ? {} : { scope }),
+        };
+      },
+      ['subject_token', 'subject_token_type', 'resource', 'audience', 'scope', 'requested_token_type'],
+    );
+  };
+
   const install = (): Promise<void> =>
     quietly(() => {
       const next = new Provider(issuer, configuration());
+      registerTokenExchange(next);
       next.silent = true;
       next.on('server_error', (_ctx: unknown, error: Error) => serverErrors.push(error));
       provider = next;
@@ -564,6 +681,8 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     revocationEndpoint: `${issuer}/token/revocation`,
     machineClient,
     introspectionClient,
+    tokenExchangeClient,
+    tokenExchanges,
     serverErrors,
     async token(opts = {}) {
       const params: Record<string, string> = { grant_type: 'client_credentials' };
