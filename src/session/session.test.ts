@@ -446,3 +446,29 @@ describe('Session: a failed initialize', () => {
     await h.close();
   });
 });
+
+describe('Session: the identity of its client', () => {
+  test("updateIdentity: what comes next sees the newer identity (a refreshed or stepped-up token); a session opened without one keeps none", async () => {
+    const seen: unknown[] = [];
+    const whoami: LocalTool = {
+      name: 'whoami',
+      handler: (_args, ctx: LocalCallContext) => {
+        seen.push(ctx.session.identity?.scopes);
+        return { content: [{ type: 'text', text: 'ok' }] };
+      },
+    };
+    const h = await harness(server(whoami), { identity: { id: 'bob', method: 'oauth', scopes: ['mcp'] } });
+    await h.request('tools/call', { name: 'whoami', arguments: {} });
+    h.session.updateIdentity({ id: 'bob', method: 'oauth', scopes: ['mcp', 'deploy'] });
+    await h.request('tools/call', { name: 'whoami', arguments: {} });
+    assert.deepEqual(seen, [['mcp'], ['mcp', 'deploy']]);
+    assert.deepEqual(h.session.info.identity?.scopes, ['mcp', 'deploy']);
+    await h.close();
+
+    const anonymous = await harness(server());
+    anonymous.session.updateIdentity({ id: 'bob', method: 'oauth' });
+    assert.equal(anonymous.session.info.identity, undefined);
+    assert.ok(!('identity' in anonymous.session.info));
+    await anonymous.close();
+  });
+});
