@@ -206,6 +206,18 @@ describe('discoverAuthorization against a fixture', () => {
     );
   });
 
+  test('protected resource metadata for the same origin with a path prefix of the server is accepted (as the MCP SDKs do)', async () => {
+    fixture.json('/.well-known/oauth-protected-resource', { resource: `${fixture.base}/`, authorization_servers: [fixture.base] });
+    fixture.json('/.well-known/oauth-authorization-server', asMetadata(fixture.base));
+    const found = await discoverAuthorization(new URL(`${fixture.base}/api/mcp`), undefined, { fetch: fetchOptions });
+    assert.equal(found.resource, `${fixture.base}/`, "the resource indicator is the metadata's resource");
+    fixture.json('/prm', { resource: 'not a url', authorization_servers: [fixture.base] });
+    await assert.rejects(
+      discoverAuthorization(new URL(`${fixture.base}/mcp`), { scheme: 'Bearer', resourceMetadata: `${fixture.base}/prm` }, { fetch: fetchOptions }),
+      isCode('discovery'),
+    );
+  });
+
   test('protected resource metadata naming no authorization server is refused', async () => {
     fixture.json('/.well-known/oauth-protected-resource', { resource: fixture.base, authorization_servers: [] });
     await assert.rejects(discoverAuthorization(new URL(fixture.base), undefined, { fetch: fetchOptions }), isCode('discovery'));

@@ -114,6 +114,14 @@ function notHere(status: number): boolean {
   return status >= 400 && status < 500;
 }
 
+function describeResource(resource: string): string {
+  try {
+    return describeUrl(new URL(resource));
+  } catch {
+    return 'something that is not a URL';
+  }
+}
+
 async function readResourceMetadata(response: Response, url: URL, serverUrl: URL): Promise<ProtectedResourceMetadata> {
   const where = describeUrl(url);
   let body: unknown;
@@ -132,7 +140,7 @@ async function readResourceMetadata(response: Response, url: URL, serverUrl: URL
   if (!resourceMatches(metadata['resource'], serverUrl)) {
     throw new OAuthClientError(
       'discovery',
-      `the protected resource metadata at ${where} is for ${describeUrl(new URL(metadata['resource'], url))}, not for ${describeUrl(serverUrl)} (RFC 9728 section 3.3)`,
+      `the protected resource metadata at ${where} is for ${describeResource(metadata['resource'])}, not for ${describeUrl(serverUrl)} (RFC 9728 section 3.3)`,
     );
   }
   const servers = metadata['authorization_servers'];
