@@ -22,6 +22,7 @@ export class CorruptContentError extends Error {
   override readonly name: string = 'CorruptContentError';
 }
 
+/** What a `LockedJsonFile` holds, and how it waits for another process's lock. */
 export interface LockedJsonFileOptions<T> {
   /** What the file is, for messages (`pin store`, `token store`). */
   label: string;

@@ -64,6 +64,14 @@ describe('listenForRedirect', () => {
       assert.equal(answer.status, 400, url);
       assert.equal(await pending(listener.callback), true, url);
     }
+    const raw = connect(Number(new URL(base).port), '127.0.0.1');
+    raw.on('error', () => undefined);
+    raw.end('GET http://[/callback HTTP/1.1\r\nHost: x\r\n\r\n');
+    let reply = '';
+    raw.setEncoding('utf8').on('data', (chunk: string) => (reply += chunk));
+    await new Promise((resolve) => raw.once('close', resolve));
+    assert.match(reply, /^HTTP\/1\.1 400/, 'a request target that is not a URL');
+    assert.equal(await pending(listener.callback), true);
     const forged = await get(`${base}?error=access_denied&state=forged`);
     assert.equal(forged.status, 400);
     assert.equal(await pending(listener.callback), true);

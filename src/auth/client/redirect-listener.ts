@@ -25,6 +25,7 @@ export interface RedirectListener {
   close(): Promise<void>;
 }
 
+/** Options of `listenForRedirect`. */
 export interface ListenForRedirectOptions {
   /** `http://127.0.0.1:<port>/<path>` (or `[::1]`, `localhost`). Port 0: any free port. Default `http://127.0.0.1:0/callback`. */
   redirectUri?: string | undefined;
@@ -91,11 +92,16 @@ export async function listenForRedirect(options: ListenForRedirectOptions): Prom
   }
 
   const handle = (request: IncomingMessage, response: ServerResponse): void => {
-    const url = new URL(request.url ?? '/', 'http://loopback');
-    const params = url.searchParams;
-    if (request.method !== 'GET' || url.pathname !== uri.pathname) {
+    let url: URL | undefined;
+    try {
+      url = new URL(request.url ?? '/', 'http://loopback');
+    } catch {
+      url = undefined; // an absolute-form target that is not a URL
+    }
+    if (url === undefined || request.method !== 'GET' || url.pathname !== uri.pathname) {
       return answer(response, 400, 'Not found', 'This is not the address a login redirects to.');
     }
+    const params = url.searchParams;
     if (settled) return answer(response, 400, 'No login in progress', 'This login is already finished. You can close this window.');
     const state = Buffer.from(params.get('state') ?? '', 'utf8');
     if (state.length !== expected.length || !timingSafeEqual(state, expected)) {

@@ -53,6 +53,7 @@ export class TokenStoreError extends Error {
   override readonly name = 'TokenStoreError';
 }
 
+/** Options of a `TokenStore`: how it waits for another process's lock. */
 export interface TokenStoreOptions {
   /** How long to wait for another process's lock before failing (ms, default 10 000). */
   lockTimeoutMs?: number | undefined;
