@@ -9,7 +9,8 @@ import { describe, test } from 'node:test';
 export const LAYERS: readonly (readonly string[])[] = [
   ['spec', 'errors', 'log', 'fs'],
   ['message', 'protocol'],
-  ['core', 'transport', 'auth'],
+  ['core', 'transport'],
+  ['auth'],
   ['rpc'],
   ['session'],
   ['chain'],
