@@ -44,7 +44,7 @@ await build({
   format: 'esm',
   target: 'node20',
   // Chain files are loaded (esbuild, tsx) on demand: those stay imports.
-  external: ['tsx', 'tsx/*', 'esbuild'],
+  external: ['tsx', 'tsx/*', 'esbuild', 'open'],
   // jsonc-parser's `main` is a UMD build whose require('./impl/...') calls esbuild cannot follow:
   // its ES module build instead (what its `module` field names).
   alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
