@@ -1,4 +1,5 @@
 import type { CommandTable } from './command.js';
+import { authCommand } from './commands/auth.js';
 import { pinCommand } from './commands/pin.js';
 import { proxyCommand } from './commands/proxy.js';
 import { runCommand } from './commands/run.js';
@@ -18,5 +19,6 @@ export const COMMAND_TABLE: CommandTable = {
     validateCommand,
     runCommand,
     pinCommand,
+    authCommand,
   ],
 };
