@@ -90,6 +90,7 @@ describe('secrets on the front side: never in the log or the audit record', () =
 
   test('a valid, an unknown and an expired token, at log level debug with log and audit (every request): no token and no client secret in stderr or the audit file', T, async () => {
     const secret = as.introspectionClient.clientSecret;
+    assert.ok(secret !== undefined, 'the introspection client has a secret');
     const file = ws.write('gateway.json', `${JSON.stringify({
       mcpServers: { everything: { command: process.execPath, args: [serverBin('server-everything')] } },
       middleware: ['log', { audit: { file: 'audit.jsonl', scope: 'requests' } }],
