@@ -246,10 +246,12 @@ export function oauthAuthorizer(options: OAuthAuthorizerOptions): OAuthAuthorize
     let login = await current(principal);
     if (login === undefined) return undefined;
     if (expiresSoon(login.tokens)) {
-      const before = login;
-      await single(principal, async () => {
-        const latest = (await current(principal, true)) ?? before;
-        if (latest.tokens.accessToken !== before.tokens.accessToken && !expiresSoon(latest.tokens)) return;
+      const running = inflight.get(principal.key);
+      // What a refusal is doing for this principal (a refresh, a login started) decides; its failure is its caller's.
+      if (running !== undefined) await running.catch(() => undefined);
+      else await single(principal, async () => {
+        const latest = await current(principal, true);
+        if (latest === undefined || !expiresSoon(latest.tokens)) return;
         let renewed = await refresh(principal, latest).catch((error: unknown) => {
           log.warn(`${server}: cannot refresh the access token: ${describe(error)}`);
           return false;
@@ -454,6 +456,11 @@ export function oauthAuthorizer(options: OAuthAuthorizerOptions): OAuthAuthorize
     const challenge = parseBearerChallenge(refusal.challenge);
     if (challenge !== undefined) lastChallenge = challenge;
     const stepUp = refusal.status === 403 && challenge?.error === 'insufficient_scope';
+    // After whatever runs for this principal (a refresh, another refusal's work), this refusal is
+    // looked at again: most often that work replaced the token refused, and there is nothing to do.
+    for (let running = inflight.get(principal.key); running !== undefined; running = inflight.get(principal.key)) {
+      await running.catch(() => undefined);
+    }
     await single(principal, async () => {
       const login = await current(principal, true);
       // Replaced meanwhile (a concurrent request, another process): worth sending again.
