@@ -1,0 +1,150 @@
+// `mcp-chain serve <config>` (a real `node dist/cli/main.js`; build first) with a remote server
+// whose config entry has an `oauth` key, in front of the SDK resource server fixture, oidc-provider
+// as the authorization server, driven by the official SDK client over stdio. The gateway discovers
+// the authorization server, registers itself, and hands out a login URL (on stderr, and in the
+// error of a call); the test plays the person in the browser; the tools then work. A revoked
+// grant asks for a new login (-32042 to a client that takes URL elicitations, completed when the
+// person logged in again). The token file is 0600; no token, code or secret reaches stderr.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { startAuthorizationServer, type AuthorizationServer } from '../helpers/authorization-server.js';
+import { withTimeout } from '../helpers/client.js';
+import { proxyEnv, proxyMain } from '../helpers/targets.js';
+import { startOAuthProtectedServer, type OAuthProtectedServer } from '../fixtures/servers/oauth-protected-server.js';
+
+const T = { timeout: 60_000 };
+const EVENT_MS = 15_000;
+
+interface StoredTokens {
+  accessToken: string;
+  refreshToken?: string;
+}
+
+/** The one login the store file holds. */
+function storedTokens(file: string): StoredTokens {
+  const store = JSON.parse(readFileSync(file, 'utf8')) as { logins: Record<string, Record<string, { tokens: StoredTokens }>> };
+  const logins = Object.values(store.logins).flatMap((byPrincipal) => Object.values(byPrincipal));
+  assert.equal(logins.length, 1, 'one login kept');
+  const [login] = logins;
+  assert.ok(login);
+  return login.tokens;
+}
+
+function text(result: unknown): string | undefined {
+  return ((result as { content?: Array<{ text?: string }> }).content ?? [])[0]?.text;
+}
+
+/** The gateway's stderr, and a wait for a pattern in it. */
+class Stderr {
+  text = '';
+  readonly #waiters = new Set<{ pattern: RegExp; from: number; resolve: (match: RegExpExecArray) => void }>();
+
+  push(chunk: Buffer): void {
+    this.text += chunk.toString('utf8');
+    for (const waiter of [...this.#waiters]) {
+      const match = waiter.pattern.exec(this.text.slice(waiter.from));
+      if (match) {
+        this.#waiters.delete(waiter);
+        waiter.resolve(match);
+      }
+    }
+  }
+
+  /** The first match of `pattern` in what comes from now on (or since `from`). */
+  waitFor(pattern: RegExp, from = this.text.length): Promise<RegExpExecArray> {
+    const match = pattern.exec(this.text.slice(from));
+    if (match) return Promise.resolve(match);
+    return withTimeout(new Promise((resolve) => this.#waiters.add({ pattern, from, resolve })), EVENT_MS, () => `${String(pattern)} on the gateway's stderr: ${this.text}`);
+  }
+}
+
+describe('mcp-chain serve: a remote server with an oauth key (real CLI, SDK client, oidc-provider)', T, () => {
+  let as: AuthorizationServer;
+  let remote: OAuthProtectedServer;
+  let dir: string;
+  before(async () => {
+    as = await startAuthorizationServer();
+    remote = await startOAuthProtectedServer({ issuer: as.issuer, jwksUri: as.jwksUri });
+    dir = mkdtempSync(join(tmpdir(), 'mcp-chain-oauth-cli-'));
+  });
+  after(async () => {
+    await remote.close();
+    await as.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('login URL on stderr; after the login the tools work as the person; a revoked grant asks for a new login (-32042, completed); the token file is 0600; no secret on stderr', T, async () => {
+    const config = join(dir, 'mcp-chain.config.json');
+    const tokenStore = join(dir, 'tokens.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { remote: { url: remote.url, oauth: { openBrowser: false } } } }));
+    const stderr = new Stderr();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [proxyMain, 'serve', config],
+      env: { PATH: process.env.PATH ?? '', ...proxyEnv(), MCP_CHAIN_TOKEN_STORE: tokenStore, MCP_CHAIN_NO_BROWSER: '1' },
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+    const client = new Client({ name: 'oauth-upstream-cli-test', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
+    const completions: string[] = [];
+    let completed = (): void => undefined;
+    const completion = new Promise<void>((resolve) => {
+      completed = resolve;
+    });
+    client.fallbackNotificationHandler = (notification) => {
+      if (notification.method === 'notifications/elicitation/complete') {
+        completions.push(String((notification.params as { elicitationId?: unknown }).elicitationId));
+        completed();
+      }
+      return Promise.resolve();
+    };
+    const redirects: string[] = [];
+    try {
+      const endpoint = as.authorizationEndpoint.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const loginUrl = new RegExp(`(${endpoint}\\?[^\\s"\`)]+)`);
+      const announced = stderr.waitFor(loginUrl, 0);
+      await withTimeout(client.connect(transport), EVENT_MS, () => `initialize: ${stderr.text}`);
+      const [, url] = await announced;
+      assert.ok(url);
+
+      // The person logs in; the gateway's next try of the server succeeds.
+      const back = stderr.waitFor(/server \\?"remote\\?" is back/);
+      redirects.push(await as.completeLogin(url, { subject: 'carol', deliver: true }));
+      await back;
+      assert.equal(text(await client.callTool({ name: 'whoami', arguments: {} })), 'carol');
+      assert.equal(statSync(tokenStore).mode & 0o777, 0o600);
+      const first = storedTokens(tokenStore);
+
+      // The grant is revoked and the token refused: the refresh fails, the call asks for a new login.
+      assert.ok(first.refreshToken);
+      await as.revokeGrant(first.refreshToken);
+      remote.expireTokens();
+      const refused = await client.callTool({ name: 'whoami', arguments: {} }).then(() => undefined, (e: unknown) => e);
+      assert.ok(refused instanceof McpError, String(refused));
+      assert.equal(refused.code, -32042, refused.message);
+      const [elicitation] = (refused.data as { elicitations: Array<{ elicitationId: string; url: string }> }).elicitations;
+      assert.ok(elicitation);
+      assert.ok(elicitation.url.startsWith(as.authorizationEndpoint));
+      redirects.push(await as.completeLogin(elicitation.url, { subject: 'carol', deliver: true }));
+      await withTimeout(completion, EVENT_MS, () => `notifications/elicitation/complete: ${stderr.text}`);
+      assert.deepEqual(completions, [elicitation.elicitationId]);
+      assert.equal(text(await client.callTool({ name: 'whoami', arguments: {} })), 'carol');
+      const second = storedTokens(tokenStore);
+      assert.notEqual(second.accessToken, first.accessToken);
+
+      // The remote server only ever saw tokens the authorization server made for it.
+      assert.ok(remote.requests.every((r) => r.authorization === undefined || r.authorization.startsWith('Bearer ey')));
+      for (const secret of [first.accessToken, first.refreshToken, second.accessToken, second.refreshToken, ...redirects.map((r) => new URL(r).searchParams.get('code'))]) {
+        if (secret) assert.ok(!stderr.text.includes(secret), 'a token or code reached stderr');
+      }
+    } finally {
+      await client.close();
+    }
+  });
+});
