@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { withDeadline } from '../../src/testing/with-deadline.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../helpers/authorization-server.js';
+import { freePort } from '../helpers/http.js';
 import { proxyEnv, proxyMain } from '../helpers/targets.js';
 
 const T = { timeout: 45_000 };
@@ -122,6 +123,22 @@ describe('mcp-chain auth', () => {
         assert.ok(!output.stdout.includes(secret) && !output.stderr.includes(secret), 'a secret was printed');
       }
     }
+  });
+
+  test("Claude Code's oauth: a client registered beforehand, its fixed callback port", T, async () => {
+    const port = await freePort();
+    const redirectUri = `http://localhost:${port}/callback`;
+    const client = await as.registerClient({ redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', application_type: 'native' });
+    const claude = join(dir, 'claude.json');
+    writeFileSync(claude, JSON.stringify({ mcpServers: { notes: { type: 'http', url: resourceUrl, oauth: { clientId: client.client_id, callbackPort: port } } } }));
+    const done = await login(['notes', '--config', claude]);
+    assert.equal(done.code, 0, done.stderr);
+    const url = new URL(/https?:\/\/\S+\/auth\?\S+/.exec(done.stderr)?.[0] ?? 'http://none');
+    assert.deepEqual([url.searchParams.get('client_id'), url.searchParams.get('redirect_uri')], [client.client_id, redirectUri]);
+    const stored = JSON.parse(readFileSync(tokens, 'utf8')) as { logins: Record<string, Record<string, { clientId: string }>>; clients: Record<string, unknown> };
+    assert.equal(stored.logins[resourceUrl]?.['local']?.clientId, client.client_id);
+    assert.ok(!JSON.stringify(stored.clients).includes(client.client_id), 'a client registered beforehand is not stored');
+    assert.equal((await run(['auth', 'logout', 'notes', '--config', claude])).code, 0);
   });
 
   test('a URL instead of a name; mistakes: an unknown server, a local one, no action', T, async () => {
