@@ -217,6 +217,18 @@ describe('oauthAuthorizer', () => {
     assert.notEqual(second?.tokens.accessToken, first?.tokens.accessToken);
   });
 
+  test('a kept login is sent only to the resource it was obtained for', async () => {
+    const { authorizer, store } = make();
+    const tokens = { accessToken: 'for-another-server', tokenType: 'bearer', expiresAt: Date.now() + 600_000 };
+    const other = { tokens, issuer: as.issuer, resource: 'https://other.example/mcp', clientId: 'c', obtainedAt: Date.now() };
+    await store.setLogin(resource.url.href, 'local', other);
+    assert.equal(await authorizer.authorization(LOCAL_PRINCIPAL), undefined, 'another server\'s token');
+    await store.setLogin(resource.url.href, 'local', { ...other, resource: `${resource.url.origin}/` });
+    assert.equal(await authorizer.authorization(LOCAL_PRINCIPAL), 'Bearer for-another-server', 'the origin names the same server (as protected resource metadata may)');
+    const pinned = make({ store, oauth: { resource: 'https://api.example/mcp', openBrowser: false } }).authorizer;
+    assert.equal(await pinned.authorization(LOCAL_PRINCIPAL), undefined, 'a configured resource must match exactly');
+  });
+
   test('logout forgets the logins; status shows none', async () => {
     const { authorizer } = make();
     await logIn(authorizer);
