@@ -2,7 +2,8 @@
 // whose config entry has an `oauth` key, in front of the SDK resource server fixture, oidc-provider
 // as the authorization server, driven by the official SDK client over stdio. The gateway discovers
 // the authorization server, registers itself, and hands out a login URL (on stderr, and in the
-// error of a call); the test plays the person in the browser; the tools then work. A revoked
+// error of a call); the test plays the person in the browser; the tools then work; a token the
+// server finds expired is refreshed. A revoked
 // grant asks for a new login (-32042 to a client that takes URL elicitations, completed when the
 // person logged in again). The token file is 0600; no token, code or secret reaches stderr.
 import assert from 'node:assert/strict';
@@ -79,7 +80,7 @@ describe('mcp-chain serve: a remote server with an oauth key (real CLI, SDK clie
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('login URL on stderr; after the login the tools work as the person; a revoked grant asks for a new login (-32042, completed); the token file is 0600; no secret on stderr', T, async () => {
+  test('login URL on stderr; after the login the tools work as the person; an expired token is refreshed; a revoked grant asks for a new login (-32042, completed); the token file is 0600; no secret on stderr', T, async () => {
     const config = join(dir, 'mcp-chain.config.json');
     const tokenStore = join(dir, 'tokens.json');
     writeFileSync(config, JSON.stringify({ mcpServers: { remote: { url: remote.url, oauth: { openBrowser: false } } } }));
@@ -121,9 +122,17 @@ describe('mcp-chain serve: a remote server with an oauth key (real CLI, SDK clie
       assert.equal(statSync(tokenStore).mode & 0o777, 0o600);
       const first = storedTokens(tokenStore);
 
+      // The token expires for the server (401): refreshed by the gateway, the call served.
+      remote.expireTokens();
+      const expired = remote.nextRefusal();
+      assert.equal(text(await client.callTool({ name: 'whoami', arguments: {} })), 'carol');
+      await withTimeout(expired, EVENT_MS, () => 'the refusal of the expired token');
+      const refreshed = storedTokens(tokenStore);
+      assert.notEqual(refreshed.accessToken, first.accessToken);
+
       // The grant is revoked and the token refused: the refresh fails, the call asks for a new login.
-      assert.ok(first.refreshToken);
-      await as.revokeGrant(first.refreshToken);
+      assert.ok(refreshed.refreshToken);
+      await as.revokeGrant(refreshed.refreshToken);
       remote.expireTokens();
       const refused = await client.callTool({ name: 'whoami', arguments: {} }).then(() => undefined, (e: unknown) => e);
       assert.ok(refused instanceof McpError, String(refused));
@@ -136,11 +145,11 @@ describe('mcp-chain serve: a remote server with an oauth key (real CLI, SDK clie
       assert.deepEqual(completions, [elicitation.elicitationId]);
       assert.equal(text(await client.callTool({ name: 'whoami', arguments: {} })), 'carol');
       const second = storedTokens(tokenStore);
-      assert.notEqual(second.accessToken, first.accessToken);
+      assert.notEqual(second.accessToken, refreshed.accessToken);
 
       // The remote server only ever saw tokens the authorization server made for it.
       assert.ok(remote.requests.every((r) => r.authorization === undefined || r.authorization.startsWith('Bearer ey')));
-      for (const secret of [first.accessToken, first.refreshToken, second.accessToken, second.refreshToken, ...redirects.map((r) => new URL(r).searchParams.get('code'))]) {
+      for (const secret of [first.accessToken, first.refreshToken, refreshed.accessToken, refreshed.refreshToken, second.accessToken, second.refreshToken, ...redirects.map((r) => new URL(r).searchParams.get('code'))]) {
         if (secret) assert.ok(!stderr.text.includes(secret), 'a token or code reached stderr');
       }
     } finally {
