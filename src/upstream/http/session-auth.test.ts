@@ -13,6 +13,7 @@ import type { JsonObject } from '../../message/jsonrpc.js';
 import { harness, type Harness } from '../../testing/harness.js';
 import type { Upstream } from '../../core/upstream.js';
 import { http } from './http.js';
+import { sse } from './sse.js';
 import { URL_ELICITATION_REQUIRED } from './session-auth.js';
 
 interface Seen {
@@ -75,6 +76,50 @@ class TokenCheckingServer {
       : { content: [{ type: 'text', text: `called with ${token}` }] };
     response.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'session-1' });
     response.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result }));
+  }
+}
+
+/** A legacy HTTP+SSE server (2024-11-05) taking the bearer tokens in `valid` only: GET /sse, POST /messages. */
+class LegacyTokenCheckingServer {
+  readonly seen: string[] = [];
+  valid = new Set<string>(['t1']);
+  readonly #server: Server = createServer((request, response) => void this.#handle(request, response));
+  #stream: ServerResponse | undefined;
+  url = '';
+
+  async start(): Promise<void> {
+    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}/sse`;
+  }
+
+  async stop(): Promise<void> {
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const authorization = request.headers.authorization;
+    this.seen.push(`${request.method ?? ''} ${request.url ?? ''} ${authorization ?? 'none'}`);
+    const token = authorization?.startsWith('Bearer ') ? authorization.slice(7) : undefined;
+    if (token === undefined || !this.valid.has(token)) {
+      response.writeHead(401, { 'www-authenticate': 'Bearer realm="legacy"' }).end();
+      return;
+    }
+    if (request.method === 'GET') {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('event: endpoint\ndata: /messages\n\n');
+      this.#stream = response;
+      return;
+    }
+    response.writeHead(202).end();
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as JsonObject;
+    if (!('id' in body)) return;
+    const result = body.method === 'initialize'
+      ? { protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo: { name: 'legacy', version: '1.0.0' } }
+      : { content: [{ type: 'text', text: `called with ${token}` }] };
+    this.#stream?.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: body.id, result })}\n\n`);
   }
 }
 
@@ -308,6 +353,30 @@ describe('http upstream with an UpstreamAuth', () => {
     await h.close();
     assert.deepEqual(server.since(from), ['DELETE - Bearer t1']);
     assert.deepEqual(auth.refusals, []);
+  });
+
+  test('the legacy HTTP+SSE transport: the stream and every POST carry the token; a refused POST is reported and sent once more', async () => {
+    const legacy = new LegacyTokenCheckingServer();
+    await legacy.start();
+    const upstream = sse({ url: legacy.url, auth });
+    try {
+      const h = await open(upstream);
+      legacy.valid = new Set(['t2']);
+      auth.onRefused = () => {
+        auth.token = 't2';
+        return Promise.resolve();
+      };
+      // The stream opened with t1 stays; the POST with t1 is refused, and sent again with t2.
+      assert.equal(text(await h.request('tools/call', { name: 'echo', arguments: {} })), 'called with t2');
+      await h.close();
+      assert.ok(legacy.seen.every((line) => !line.endsWith(' none')), JSON.stringify(legacy.seen));
+      assert.deepEqual(legacy.seen.filter((line) => line.startsWith('GET')), ['GET /sse Bearer t1']);
+      assert.deepEqual(legacy.seen.slice(-2), ['POST /messages Bearer t1', 'POST /messages Bearer t2']);
+      assert.equal(auth.refusals.length, 1);
+    } finally {
+      await upstream.close?.();
+      await legacy.stop();
+    }
   });
 
   test('OAuth and a static Authorization are a configuration error', () => {
