@@ -33,6 +33,8 @@ class TokenCheckingServer {
   readonly seen: Seen[] = [];
   valid = new Set<string>(['t1']);
   refusal: Refusal = { status: 401, challenge: 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"' };
+  /** How many GETs to refuse whatever their token. */
+  refuseGets = 0;
   readonly #server: Server = createServer((request, response) => void this.#handle(request, response));
   url = '';
 
@@ -58,7 +60,9 @@ class TokenCheckingServer {
     const authorization = request.headers.authorization;
     this.seen.push({ method: request.method ?? '', rpc: typeof body?.method === 'string' ? body.method : undefined, authorization });
     const token = authorization?.startsWith('Bearer ') ? authorization.slice(7) : undefined;
-    if (token === undefined || !this.valid.has(token)) {
+    const refuseGet = request.method === 'GET' && this.refuseGets > 0;
+    if (refuseGet) this.refuseGets--;
+    if (token === undefined || !this.valid.has(token) || refuseGet) {
       response.writeHead(this.refusal.status, { 'www-authenticate': this.refusal.challenge, 'content-type': 'application/json' });
       response.end(JSON.stringify({ error: 'invalid_token' }));
       return;
@@ -173,6 +177,7 @@ describe('http upstream with an UpstreamAuth', () => {
   after(() => server.stop());
   beforeEach(() => {
     server.valid = new Set(['t1']);
+    server.refuseGets = 0;
     server.refusal = { status: 401, challenge: 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"' };
     auth = new ScriptedAuth();
     upstream = http({ url: server.url, auth });
@@ -207,6 +212,22 @@ describe('http upstream with an UpstreamAuth', () => {
     assert.equal(text(await h.request('tools/call', { name: 'echo', arguments: {} })), 'called with t2');
     assert.deepEqual(server.since(from), ['POST tools/call Bearer t1', 'POST tools/call Bearer t2']);
     assert.deepEqual(auth.refusals, [{ status: 401, challenge: server.refusal.challenge, sent: 'Bearer t1' }]);
+    await h.close();
+  });
+
+  test('the standalone GET stream refused: reported, and opened again with the new token', async () => {
+    server.valid = new Set(['t1', 't2']);
+    server.refuseGets = 1;
+    auth.onRefused = () => {
+      auth.token = 't2';
+      return Promise.resolve();
+    };
+    const from = server.seen.length;
+    const h = await harness(chain().to(upstream));
+    // The call waits for the stream (notifications/initialized does): the new token by then.
+    assert.equal(text(await h.request('tools/call', { name: 'echo', arguments: {} })), 'called with t2');
+    assert.deepEqual(server.since(from).filter((line) => line.startsWith('GET')), ['GET - Bearer t1', 'GET - Bearer t2']);
+    assert.deepEqual(auth.refusals.map((r) => [r.status, r.sent]), [[401, 'Bearer t1']]);
     await h.close();
   });
 
