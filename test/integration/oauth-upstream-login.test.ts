@@ -151,10 +151,9 @@ describe('the gateway as an OAuth client of a remote server (in-process)', T, ()
     }
   });
 
-  // oidc-provider keeps a dynamically registered client to the `scope` it registered with, and the
-  // client is registered with the scope of the first login: the step-up login asks for more and
-  // is granted the first scope only. Registration must not limit the scope (or register again).
-  test('a call that needs more scope (403 insufficient_scope) is answered -32042 with a login for the union of scopes; once logged in, served', { ...T, todo: 'DCR registers the first login\'s scope, which then bounds the step-up (src/auth/client)' }, async () => {
+  // oidc-provider holds a dynamically registered client to the `scope` it registered with (here
+  // the resource's scopes_supported, without mcp:admin): the step-up login registers again.
+  test('a call that needs more scope (403 insufficient_scope) is answered -32042 with a login for the union of scopes; once logged in, served', { ...T }, async () => {
     const tokenStore = join(dir, 'step-up.json');
     const log = new CaptureLogger();
     const authorizer = oauthAuthorizer({ server: 'remote', serverUrl: new URL(remote.url), oauth: { tokenStore, openBrowser: false }, log });

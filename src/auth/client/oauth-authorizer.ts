@@ -343,7 +343,7 @@ export function oauthAuthorizer(options: OAuthAuthorizerOptions): OAuthAuthorize
       return { client: preregistered(oauth.client), listener: await listen(oauth.redirectUri ?? DEFAULT_REDIRECT_URI) };
     }
     const stored = await store.getClient(d.server.issuer, key);
-    const usable = stored !== undefined && (stored.clientSecretExpiresAt === undefined || stored.clientSecretExpiresAt === 0 || stored.clientSecretExpiresAt > now());
+    const usable = stored !== undefined && (stored.clientSecretExpiresAt === undefined || stored.clientSecretExpiresAt === 0 || stored.clientSecretExpiresAt > now()) && covers(stored, scope);
     if (usable) {
       try {
         return { client: registrationOf(stored), listener: await listen(oauth.redirectUri ?? stored.redirectUri ?? DEFAULT_REDIRECT_URI) };
@@ -354,18 +354,19 @@ export function oauthAuthorizer(options: OAuthAuthorizerOptions): OAuthAuthorize
       }
     }
     const listener = await listen(oauth.redirectUri ?? DEFAULT_REDIRECT_URI);
+    // What the resource offers, so that a later step-up can ask for more than this login does.
+    const registeredScope = union(d.resourceMetadata?.scopes_supported?.join(' '), scope);
     try {
       const client = await obtainClient(d, {
         clientMetadataUrl: oauth.clientMetadataUrl,
         clientName: oauth.clientName ?? 'mcp-chain',
         redirectUri: listener.redirectUri,
         grant: 'authorization_code',
-        // What the resource offers, so that a later step-up can ask for more than this login does.
-        scope: union(d.resourceMetadata?.scopes_supported?.join(' '), scope),
+        scope: registeredScope,
         fetch,
       });
       if (client.method !== 'preregistered') {
-        await store.setClient(d.server.issuer, key, { ...client, issuer: d.server.issuer, redirectUri: client.redirectUri ?? listener.redirectUri, registeredAt: now() });
+        await store.setClient(d.server.issuer, key, { ...client, issuer: d.server.issuer, redirectUri: client.redirectUri ?? listener.redirectUri, registeredAt: now(), ...(client.method === 'dcr' && registeredScope !== undefined ? { scope: registeredScope } : {}) });
         log.debug(`${server}: registered with ${d.server.issuer} (${client.method === 'cimd' ? 'client metadata document' : 'dynamic client registration'})`);
       }
       return { client, listener };
@@ -571,6 +572,17 @@ function registrationOf(stored: StoredClient): ClientRegistration {
     method: stored.method,
     clientSecretExpiresAt: stored.clientSecretExpiresAt,
   };
+}
+
+/**
+ * Whether a stored client may ask for `scope`: an authorization server may hold a dynamically
+ * registered client to the scope it registered with (oidc-provider does), so a login that needs
+ * more (a step-up) registers again rather than being granted less than it asked for.
+ */
+function covers(client: StoredClient, scope: string | undefined): boolean {
+  if (client.method !== 'dcr' || client.scope === undefined || scope === undefined) return true;
+  const registered = new Set(client.scope.split(' '));
+  return scope.split(' ').every((one) => one === '' || registered.has(one));
 }
 
 /** The scopes of both, space-separated, without repeats (undefined when neither has one). */

@@ -39,6 +39,8 @@ export interface StoredClient {
   readonly registeredAt: number;
   /** When its secret expires (ms since the epoch); absent or 0: never. */
   readonly clientSecretExpiresAt?: number | undefined;
+  /** The scope it was registered for (space-separated), when registration named one: a login needing more registers again. */
+  readonly scope?: string | undefined;
 }
 
 /** The file's content: `logins[server][principal]`, `clients[issuer][server]`. */
@@ -218,8 +220,8 @@ function clientProblem(client: unknown): string | undefined {
   if (typeof client.issuer !== 'string' || typeof client.clientId !== 'string' || typeof client.registeredAt !== 'number') return 'needs issuer, clientId and registeredAt';
   if (!AUTH_METHODS.includes(client.tokenEndpointAuthMethod)) return 'tokenEndpointAuthMethod is not none, client_secret_basic or client_secret_post';
   if (!METHODS.includes(client.method)) return 'method is not preregistered, cimd or dcr';
-  if (!optional(client.clientSecret, 'string') || !optional(client.redirectUri, 'string') || !optional(client.clientSecretExpiresAt, 'number')) {
-    return 'has a clientSecret, redirectUri or clientSecretExpiresAt of the wrong type';
+  if (!optional(client.clientSecret, 'string') || !optional(client.redirectUri, 'string') || !optional(client.clientSecretExpiresAt, 'number') || !optional(client.scope, 'string')) {
+    return 'has a clientSecret, redirectUri, clientSecretExpiresAt or scope of the wrong type';
   }
   return undefined;
 }
