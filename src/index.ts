@@ -62,7 +62,7 @@ export {
 } from './upstream/commands/commands.js';
 
 // Config files
-export { defineConfig, type BuiltinMiddlewareName, type ConfigInput, type HttpFrontInput, type MiddlewareInput, type ServerInput } from './config/define-config.js';
+export { defineConfig, type BuiltinMiddlewareName, type ConfigInput, type HttpFrontInput, type MiddlewareInput, type ServerInput, type UpstreamOAuthInput } from './config/define-config.js';
 
 // Built-in middleware
 export { filter, type FilterOptions, type FilterRule } from './middleware/filter/index.js';
@@ -141,3 +141,6 @@ export type { OAuthResourceOptions } from './front/http/oauth-resource.js';
 export { TokenRefusal, type TokenVerifier, type VerifiedToken } from './auth/token-verifier.js';
 export { DEFAULT_CLOCK_TOLERANCE_SEC, DEFAULT_JWT_ALGORITHMS, jwtVerifier, type JwtVerifierOptions } from './auth/jwt-verifier.js';
 export { introspectionVerifier, type IntrospectionVerifierOptions } from './auth/introspection-verifier.js';
+export type { Principal, UpstreamAuth, UpstreamRefusal } from './auth/upstream-auth.js';
+export type { PreregisteredClient, TokenExchangeOptions, UpstreamGrant, UpstreamOAuthOptions } from './auth/client/upstream-oauth-options.js';
+export { LoginRequiredError } from './auth/client/login-required-error.js';

@@ -2,3 +2,5 @@
 export { http } from './http.js';
 export { sse } from './sse.js';
 export type { HttpOptions } from './http-options.js';
+export type { Principal, UpstreamAuth, UpstreamRefusal } from '../../auth/upstream-auth.js';
+export type { UpstreamOAuthOptions } from '../../auth/client/upstream-oauth-options.js';
