@@ -6,10 +6,10 @@
  * stray request or a forged one (CSRF), is answered 400 and the login goes on waiting. It waits
  * a bounded time, and leaves no socket behind.
  */
-import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { ChainError } from '../../errors/chain-error.js';
+import { redirectOutcome, redirectPage, stateMatches, UNKNOWN_LOGIN_PAGE, writeRedirectPage } from './redirect-page.js';
 
 /** A listener waiting for one login's redirect. */
 export interface RedirectListener {
@@ -50,7 +50,6 @@ export async function listenForRedirect(options: ListenForRedirectOptions): Prom
   const uri = parseRedirectUri(options.redirectUri ?? 'http://127.0.0.1:0/callback');
   options.signal?.throwIfAborted();
   const timeoutMs = options.timeoutMs ?? 300_000;
-  const expected = Buffer.from(options.expectedState, 'utf8');
   const sockets = new Set<Socket>();
   const servers: Server[] = [];
   let settled = false;
@@ -103,21 +102,11 @@ export async function listenForRedirect(options: ListenForRedirectOptions): Prom
     }
     const params = url.searchParams;
     if (settled) return answer(response, 400, 'No login in progress', 'This login is already finished. You can close this window.');
-    const state = Buffer.from(params.get('state') ?? '', 'utf8');
-    if (state.length !== expected.length || !timingSafeEqual(state, expected)) {
-      return answer(response, 400, 'Unknown login', 'This redirect does not belong to the login in progress (its state does not match). The login goes on waiting.');
-    }
-    const error = params.get('error');
-    if (error === null && params.get('code') === null) {
-      return answer(response, 400, 'Incomplete redirect', 'The redirect has neither a code nor an error. The login goes on waiting.');
-    }
-    response.once('finish', () => void shutdown());
-    if (error !== null) {
-      const description = params.get('error_description');
-      answer(response, 200, 'Login failed', `The authorization server answered ${error}${description === null ? '' : `: ${description}`}. You can close this window.`);
-    } else {
-      answer(response, 200, 'Logged in', 'mcp-chain has what it needs. You can close this window.');
-    }
+    if (!stateMatches(params, options.expectedState)) return writeRedirectPage(response, UNKNOWN_LOGIN_PAGE);
+    const { page, settles } = redirectOutcome(params);
+    if (settles) response.once('finish', () => void shutdown());
+    writeRedirectPage(response, page);
+    if (!settles) return;
     settle({ params });
   };
 
@@ -193,20 +182,7 @@ function parseRedirectUri(text: string): LoopbackUri {
 }
 
 function answer(response: ServerResponse, status: number, title: string, text: string): void {
-  const body = `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></body></html>\n`;
-  response.writeHead(status, {
-    'content-type': 'text/html; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    'cache-control': 'no-store',
-    'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
-    'referrer-policy': 'no-referrer',
-    connection: 'close',
-  });
-  response.end(body);
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+  writeRedirectPage(response, redirectPage(status, title, text));
 }
 
 function describe(error: unknown): string {
