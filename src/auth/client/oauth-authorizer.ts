@@ -25,6 +25,7 @@ import { openBrowser } from './open-browser.js';
 import { createPkce } from './pkce.js';
 import { LOCAL_PRINCIPAL, MACHINE_PRINCIPAL } from './principal-of.js';
 import { listenForRedirect, type RedirectListener } from './redirect-listener.js';
+import { expectRedirect, routesRedirect } from './redirect-router.js';
 import { clientCredentials, exchangeCode, exchangeToken, refreshTokens } from './token-grants.js';
 import type { TokenSet } from './token-set.js';
 import { defaultTokenStorePath, TokenStore, type StoredClient, type StoredLogin } from './token-store.js';
@@ -338,7 +339,11 @@ export function oauthAuthorizer(options: OAuthAuthorizerOptions): OAuthAuthorize
     scope: string | undefined,
     signal: AbortSignal,
   ): Promise<{ client: ClientRegistration; listener: RedirectListener }> => {
-    const listen = (redirectUri: string): Promise<RedirectListener> => listenForRedirect({ redirectUri, expectedState: state, timeoutMs: loginTimeoutMs, signal });
+    // A redirect URI of the gateway's HTTP front (a team gateway: the user's browser cannot reach a loopback listener here) waits through the front.
+    const listen = async (redirectUri: string): Promise<RedirectListener> =>
+      routesRedirect(redirectUri)
+        ? expectRedirect({ redirectUri, expectedState: state, timeoutMs: loginTimeoutMs, signal })
+        : listenForRedirect({ redirectUri, expectedState: state, timeoutMs: loginTimeoutMs, signal });
     if (oauth.client !== undefined) {
       return { client: preregistered(oauth.client), listener: await listen(oauth.redirectUri ?? DEFAULT_REDIRECT_URI) };
     }
