@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
-import { dirname } from 'node:path';
+import { dirname, isAbsolute } from 'node:path';
 import { chain } from '../chain/chain.js';
 import type { Middleware } from '../chain/middleware.js';
+import type { UpstreamOAuthOptions } from '../auth/client/upstream-oauth-options.js';
 import type { Upstream } from '../core/upstream.js';
 import type { Logger } from '../log/logger.js';
 import { filter } from '../middleware/filter/index.js';
@@ -10,6 +11,7 @@ import type { TimeoutOptions } from '../session/timeouts.js';
 import { aggregate, type Aggregate } from '../upstream/aggregate/aggregate.js';
 import { commands } from '../upstream/commands/commands.js';
 import type { AggregateMember, AggregateOptions } from '../upstream/aggregate/aggregate-options.js';
+import type { HttpOptions } from '../upstream/http/http-options.js';
 import { http } from '../upstream/http/http.js';
 import { sse } from '../upstream/http/sse.js';
 import { shared } from '../upstream/shared/shared.js';
@@ -107,7 +109,7 @@ function memberSettings(server: ServerConfig, config: GatewayConfig): Omit<Aggre
 async function memberOf(server: ServerConfig, config: GatewayConfig, log: Logger): Promise<AggregateMember> {
   let upstream: Upstream;
   try {
-    upstream = transportOf(server);
+    upstream = transportOf(server, config.file);
   } catch (error) {
     // What the upstream refuses that loading did not check (its messages name no secret).
     throw new ConfigError([{ file: config.file, path: server.path, message: error instanceof Error ? error.message : String(error) }], { cause: error });
@@ -128,19 +130,34 @@ async function memberOf(server: ServerConfig, config: GatewayConfig, log: Logger
  */
 const RESOLVED: Readonly<Record<string, string | undefined>> = new Proxy({}, { get: (_target, name) => (typeof name === 'string' ? `\${${name}}` : undefined) });
 
-function transportOf(server: ServerConfig): Upstream {
+function transportOf(server: ServerConfig, file: string): Upstream {
   switch (server.transport) {
     case 'stdio':
       return stdio({ name: server.name, command: server.command, args: server.args, env: { ...server.env }, cwd: server.cwd });
     case 'http':
-      return http({ name: server.name, url: server.url, headers: server.headers, env: RESOLVED, ...(server.oauth === undefined ? {} : { oauth: server.oauth }) });
+      return http({ name: server.name, url: server.url, headers: server.headers, env: RESOLVED, ...oauthOf(server.name, server.oauth, file) });
     case 'sse':
-      return sse({ name: server.name, url: server.url, headers: server.headers, env: RESOLVED, ...(server.oauth === undefined ? {} : { oauth: server.oauth }) });
+      return sse({ name: server.name, url: server.url, headers: server.headers, env: RESOLVED, ...oauthOf(server.name, server.oauth, file) });
     case 'upstream':
       return server.upstream;
     case 'commands':
       return commands({ name: server.name, tools: server.commands, env: server.env, cwd: server.cwd });
   }
+}
+
+/**
+ * A remote server's `oauth`, with the command that logs in to it: `mcp-chain auth login <name>
+ * --config <file>`, the file by its absolute path, so that it works from any directory.
+ */
+function oauthOf(name: string, oauth: UpstreamOAuthOptions | undefined, file: string): Pick<HttpOptions, 'oauth' | 'loginCommand'> {
+  if (oauth === undefined) return {};
+  const config = isAbsolute(file) ? ` --config ${shellWord(file)}` : '';
+  return { oauth, loginCommand: `mcp-chain auth login ${shellWord(name)}${config}` };
+}
+
+/** A word for a POSIX shell: as is when safe, single-quoted otherwise. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The middleware of a list, made: built-ins from the registry, modules imported, functions as they are. */

@@ -34,4 +34,11 @@ export interface HttpOptions {
    * registration, a login in a browser (`mcp-chain auth login`), refresh. See UpstreamOAuthOptions.
    */
   oauth?: UpstreamOAuthOptions;
+  /**
+   * With `oauth`: the command that logs in to the server, named in the error of a request that
+   * needs a login (and in the login's messages), e.g. `mcp-chain auth login github --config
+   * /home/me/mcp.json`. It must work from any directory: name the config file by its absolute
+   * path. Default `mcp-chain auth login <name>`.
+   */
+  loginCommand?: string;
 }

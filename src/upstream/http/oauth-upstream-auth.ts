@@ -8,6 +8,8 @@ export interface OAuthUpstreamAuthOptions {
   readonly serverUrl: URL;
   readonly oauth: UpstreamOAuthOptions;
   readonly log: Logger;
+  /** The command that logs in to the server, in messages (see HttpOptions.loginCommand). */
+  readonly loginCommand?: string | undefined;
 }
 
 /**
@@ -25,6 +27,7 @@ export function oauthUpstreamAuth(options: OAuthUpstreamAuthOptions): UpstreamAu
       // The token store's default path comes from the process's environment (`MCP_CHAIN_TOKEN_STORE`,
       // XDG_CONFIG_HOME, HOME), never from `HttpOptions.env`, which only resolves `${NAME}`.
       log: options.log,
+      ...(options.loginCommand === undefined ? {} : { loginCommand: options.loginCommand }),
     }));
     return made;
   };

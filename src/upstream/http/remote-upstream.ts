@@ -28,7 +28,7 @@ export function remoteUpstream(options: HttpOptions, transport: (options: HttpTr
       const log = session.log.child({ upstream: target.name });
       const replay = new SessionReplay();
       const status = new StatusReporter(log);
-      if (options.oauth !== undefined) oauth ??= oauthUpstreamAuth({ server: target.name, serverUrl: target.url, oauth: options.oauth, log });
+      if (options.oauth !== undefined) oauth ??= oauthUpstreamAuth({ server: target.name, serverUrl: target.url, oauth: options.oauth, log, loginCommand: options.loginCommand });
       const auth = options.auth ?? oauth;
       const sessionAuth = auth && new SessionAuth(auth, principalOf(session, options.oauth ?? {}), session);
       return new HttpConnection(transport({ target, client, replay, log, status, auth: sessionAuth }), { replay, status, downstream, log, server: target.server });
