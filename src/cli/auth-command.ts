@@ -13,6 +13,7 @@ import { ConfigError } from '../config/config-error.js';
 import { findConfigFile } from '../config/find-config.js';
 import type { GatewayConfig, RemoteServerConfig } from '../config/gateway-config.js';
 import type { LogFields, Logger, LogLevel } from '../log/logger.js';
+import { shellWord, urlLoginCommand } from './oauth-flags.js';
 
 /** Where the command writes: the process's streams, or a test's. */
 export interface AuthCommandIo {
@@ -33,6 +34,13 @@ export interface AuthCommandOptions {
   readonly env?: NodeJS.ProcessEnv | undefined;
   /** Default `process.cwd()`. */
   readonly cwd?: string | undefined;
+  /**
+   * For a server given by URL: the OAuth options of the command line (`--oauth-client-id`, ...),
+   * as `mcp-chain --url <url>` takes them. A config file's server has its `oauth` key instead.
+   */
+  readonly oauth?: UpstreamOAuthOptions | undefined;
+  /** Those options as command-line words (the secret's variable by name), for the login command in messages. */
+  readonly oauthWords?: readonly string[] | undefined;
 }
 
 export interface AuthLoginOptions extends AuthCommandOptions {
@@ -45,6 +53,8 @@ export interface AuthLoginOptions extends AuthCommandOptions {
 export interface AuthStatusOptions extends AuthCommandOptions {
   /** One JSON object per login on stdout, in an array. */
   readonly json: boolean;
+  /** Only this server, given by URL (`--url`). */
+  readonly url?: string | undefined;
 }
 
 /** A remote server to log in to: from the config file, or a URL given on the command line. */
@@ -102,9 +112,15 @@ export async function authLogin(options: AuthLoginOptions, io: AuthCommandIo = p
 export async function authStatus(options: AuthStatusOptions, io: AuthCommandIo = processIo()): Promise<number> {
   return reported(io, 'auth status', async () => {
     const env = options.env ?? process.env;
-    const config = await configOf(options, false);
+    const config = options.url === undefined ? await configOf(options, false) : undefined;
     const rows: StatusRow[] = [];
-    if (config !== undefined) {
+    if (options.url !== undefined) {
+      const target = await targetOf(options.url, options);
+      const store = new TokenStore(options.store ?? defaultTokenStorePath(env));
+      const status = await oauthAuthorizer({ server: target.name, serverUrl: target.url, oauth: target.oauth, store, log: lineLogger(io.error, env) }).status();
+      if (status.logins.length === 0) rows.push({ server: target.name, url: status.url, tokenStore: store.file, login: undefined });
+      for (const login of status.logins) rows.push({ server: target.name, url: status.url, tokenStore: store.file, login });
+    } else if (config !== undefined) {
       for (const server of remoteServers(config)) {
         const target = targetOfServer(server, config.file);
         const store = new TokenStore(target.oauth.tokenStore ?? options.store ?? defaultTokenStorePath(env));
@@ -241,7 +257,7 @@ function remoteServers(config: GatewayConfig): RemoteServerConfig[] {
 }
 
 function targetOfServer(server: RemoteServerConfig, file: string): Target {
-  return { name: server.name, url: new URL(server.url), oauth: server.oauth ?? {}, loginCommand: `mcp-chain auth login ${server.name} --config ${shellWord(file)}` };
+  return { name: server.name, url: new URL(server.url), oauth: server.oauth ?? {}, loginCommand: `mcp-chain auth login ${shellWord(server.name)} --config ${shellWord(file)}` };
 }
 
 /** `<server>`: an http(s) URL as it is, else a server of the config file that is remote. */
@@ -253,7 +269,7 @@ async function targetOf(server: string, options: AuthCommandOptions): Promise<Ta
     } catch {
       throw new AuthCommandError(`${server} is not a valid URL`);
     }
-    return { name: url.href, url, oauth: {}, loginCommand: `mcp-chain auth login ${shellWord(url.href)}` };
+    return { name: url.href, url, oauth: options.oauth ?? {}, loginCommand: urlLoginCommand(url.href, options.oauthWords ?? []) };
   }
   const config = (await configOf(options, true)) as GatewayConfig;
   const found = config.servers.find((entry) => entry.name === server);
@@ -277,9 +293,4 @@ function lineLogger(out: Writable, env: NodeJS.ProcessEnv): Logger {
   };
   const logger: Logger = { error: line('error'), warn: line('warn'), info: line('info'), debug: line('debug'), child: () => logger };
   return logger;
-}
-
-/** A shell word: as is when safe, single-quoted otherwise. */
-function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }

@@ -1,4 +1,5 @@
 import type { OptionDefinitions } from './command.js';
+import { OAUTH_OPTIONS } from './oauth-flags.js';
 
 const HTTP = 'HTTP front (with --http)';
 
@@ -79,6 +80,11 @@ export const SERVE_OPTIONS = {
     requires: 'url',
     help: 'send Authorization: Bearer <token> to the remote server (header values and the token may use ${NAME}: quote them so that the shell leaves them to mcp-chain, and the secret stays out of ps)',
   },
+  oauth: { ...OAUTH_OPTIONS.oauth, requires: 'url' },
+  'oauth-client-id': { ...OAUTH_OPTIONS['oauth-client-id'], requires: 'url' },
+  'oauth-client-secret-env': OAUTH_OPTIONS['oauth-client-secret-env'],
+  'oauth-scope': { ...OAUTH_OPTIONS['oauth-scope'], requires: 'url' },
+  'oauth-callback-port': { ...OAUTH_OPTIONS['oauth-callback-port'], requires: 'url' },
 } as const satisfies OptionDefinitions;
 
 export type ServeOptions = typeof SERVE_OPTIONS;

@@ -3,6 +3,7 @@ import type { HttpOptions } from '../upstream/http/http-options.js';
 import type { ServerCommand } from '../upstream/spawn-server.js';
 import type { OptionValues } from './command.js';
 import { isLoopbackHost } from '../front/http/loopback-host.js';
+import { oauthFlags, urlLoginCommand } from './oauth-flags.js';
 import type { ConfigServeOptions, ServeOptions } from './serve-options.js';
 import { UsageError } from './usage-error.js';
 
@@ -53,7 +54,7 @@ export function serveRequest(
     throw new UsageError(message, command);
   };
   const positiveInt = (option: string, value: string | undefined): number | undefined => positiveInteger(option, value, fail);
-  const remote = remoteServer(values.url, values.header ?? [], values.bearer, fail);
+  const remote = remoteServer(values, fail);
   const [cmd, ...args] = serverCommand;
   const server: ServerCommand | undefined =
     cmd === undefined
@@ -201,19 +202,31 @@ function environment(pairs: readonly string[], fail: (message: string) => never)
   return env;
 }
 
-/** `--url`, `--header` and `--bearer` as HttpOptions (the values are interpolated later, by http()). */
-function remoteServer(
-  url: string | undefined,
-  headerLines: readonly string[],
-  bearer: string | undefined,
-  fail: (message: string) => never,
-): HttpOptions | undefined {
+/**
+ * `--url`, `--header`, `--bearer` and the OAuth options as HttpOptions (the values are interpolated
+ * later, by http(); the OAuth client's secret is read from its variable here).
+ */
+function remoteServer(values: OptionValues<ServeOptions>, fail: (message: string) => never): HttpOptions | undefined {
+  const { url, bearer } = values;
   if (url === undefined) return undefined;
   const headers: Record<string, string> = {};
-  for (const line of headerLines) {
+  for (const line of values.header ?? []) {
     const colon = line.indexOf(':');
     if (colon <= 0) fail(`--header takes 'Name: value', got ${line.slice(0, 40)}`);
     headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
   }
-  return { url, headers, ...(bearer === undefined ? {} : { bearer }) };
+  const oauth = oauthFlags(values, process.env, fail);
+  if (oauth !== undefined) {
+    const flag = values.oauth === true ? '--oauth' : '--oauth-client-id';
+    if (bearer !== undefined) fail(`give either ${flag} or --bearer, not both: with OAuth the gateway gets the remote server's tokens itself`);
+    if (Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')) {
+      fail(`give either ${flag} or an Authorization --header, not both: with OAuth the gateway gets the remote server's tokens itself`);
+    }
+  }
+  return {
+    url,
+    headers,
+    ...(bearer === undefined ? {} : { bearer }),
+    ...(oauth === undefined ? {} : { oauth: oauth.oauth, loginCommand: urlLoginCommand(url, oauth.words) }),
+  };
 }
