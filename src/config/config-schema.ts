@@ -157,7 +157,7 @@ const oauthUpstream = z
     clientMetadataUrl: z.string().min(1).optional().describe('An https URL serving this gateway\'s Client ID Metadata Document, its `client_id` where the authorization server supports it'),
     clientName: z.string().min(1).optional().describe('The name shown on the consent screen when registering dynamically (default mcp-chain)'),
     scopes: z.union([oauthScopes, z.string()]).optional().describe('Scopes to ask for (a list, or one space-separated string as Claude Code writes it); default: the scope of the server\'s challenge, else its scopes_supported'),
-    redirectUri: z.string().min(1).optional().describe('The login\'s redirect URI, loopback only (http://127.0.0.1:<port>/callback); default: a free port'),
+    redirectUri: z.string().min(1).optional().describe('The login\'s redirect URI: loopback http (http://127.0.0.1:<port>/callback; mcp-chain listens there), or an address of the gateway\'s HTTP front (https://mcp.example.com/oauth/callback: the front serves that path, so each user of a team gateway logs in from their own browser); default: a free loopback port'),
     callbackPort: z.number().int().min(1).max(65535).optional().describe('(Claude Code) The redirect URI is http://localhost:<port>/callback'),
     authorizationServer: z.string().min(1).optional().describe('The authorization server\'s issuer, skipping protected resource discovery'),
     resource: z.string().min(1).optional().describe('The resource indicator (RFC 8707); default: the protected resource metadata\'s resource, else the server\'s URL'),

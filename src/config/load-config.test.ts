@@ -561,10 +561,37 @@ describe("a remote server's oauth (the gateway as an OAuth client)", () => {
     assert.ok(!JSON.stringify(log.lines).includes('gem-secret'));
   });
 
-  test('problems at their place: a redirect URI that is not loopback http, a metadata URL that is not https, a grant without what it needs, a client given twice, an unknown key', async () => {
+  test('a redirect URI on the HTTP front (https, or loopback on its port) is kept; on a path the front serves itself (the MCP path, /sse, /messages, /.well-known/) it is a problem', async () => {
+    const config = await loadConfig(file('json', {
+      http: { port: 8080, path: '/mcp' },
+      mcpServers: {
+        a: { url: 'https://a.example/mcp', oauth: { redirectUri: 'https://mcp.example.com/oauth/callback' } },
+        b: { url: 'https://b.example/mcp', oauth: { redirectUri: 'http://127.0.0.1:8080/oauth/callback' } },
+        c: { url: 'https://c.example/mcp', oauth: { redirectUri: 'http://127.0.0.1:9000/mcp' } },
+      },
+    }));
+    assert.deepEqual(config.servers.map((server) => (server as RemoteServerConfig).oauth?.redirectUri), ['https://mcp.example.com/oauth/callback', 'http://127.0.0.1:8080/oauth/callback', 'http://127.0.0.1:9000/mcp']);
+    const error = await configErrorOf(loadConfig(file('json', {
+      http: { port: 8080, path: '/mcp', sse: true },
+      mcpServers: {
+        a: { url: 'https://a.example/mcp', oauth: { redirectUri: 'https://mcp.example.com/mcp' } },
+        b: { url: 'https://b.example/mcp', oauth: { redirectUri: 'http://localhost:8080/sse' } },
+        c: { url: 'https://c.example/mcp', oauth: { redirectUri: 'https://mcp.example.com/.well-known/oauth-protected-resource' } },
+        d: { url: 'https://d.example/mcp', oauth: { redirectUri: 'https://mcp.example.com/cb?x=1' } },
+      },
+    })));
+    assert.deepEqual(error.message.split('\n').map((line) => line.slice(line.indexOf('mcpServers'))).sort(), [
+      'mcpServers.a.oauth.redirectUri: /mcp is a path the HTTP front serves itself; the login\'s redirect needs one of its own, such as /oauth/callback',
+      'mcpServers.b.oauth.redirectUri: /sse is a path the HTTP front serves itself; the login\'s redirect needs one of its own, such as /oauth/callback',
+      'mcpServers.c.oauth.redirectUri: /.well-known/oauth-protected-resource is a path the HTTP front serves itself; the login\'s redirect needs one of its own, such as /oauth/callback',
+      'mcpServers.d.oauth.redirectUri: expected a loopback http URL (http://127.0.0.1:<port>/callback, [::1] or localhost) or an https address of the gateway\'s HTTP front (https://mcp.example.com/oauth/callback), without a query or fragment: the login\'s redirect comes to mcp-chain itself',
+    ]);
+  });
+
+  test('problems at their place: a redirect URI that is neither loopback http nor https, a metadata URL that is not https, a grant without what it needs, a client given twice, an unknown key', async () => {
     const path = file('json', {
       mcpServers: {
-        a: { url: 'https://a.example/mcp', oauth: { redirectUri: 'https://gw.example/callback', clientMetadataUrl: 'http://gw.example/client.json' } },
+        a: { url: 'https://a.example/mcp', oauth: { redirectUri: 'http://gw.example/callback', clientMetadataUrl: 'http://gw.example/client.json' } },
         b: { url: 'https://b.example/mcp', oauth: { grant: 'client_credentials' } },
         c: { url: 'https://c.example/mcp', oauth: { grant: 'token_exchange', client: { clientId: 'x' }, clientId: 'y', redirectUri: 'http://127.0.0.1:1/callback', callbackPort: 2 } },
         d: { url: 'https://d.example/mcp', oauth: { clientSecret: '${S}' } },
@@ -574,7 +601,7 @@ describe("a remote server's oauth (the gateway as an OAuth client)", () => {
     const lines = error.message.split('\n').map((line) => line.slice(line.indexOf('mcpServers')));
     assert.deepEqual(lines.sort(), [
       'mcpServers.a.oauth.clientMetadataUrl: http://gw.example/client.json: plain http is allowed only to loopback; use https',
-      'mcpServers.a.oauth.redirectUri: expected a loopback http URL (http://127.0.0.1:<port>/callback, [::1] or localhost): the login\'s redirect comes to mcp-chain itself',
+      'mcpServers.a.oauth.redirectUri: expected a loopback http URL (http://127.0.0.1:<port>/callback, [::1] or localhost) or an https address of the gateway\'s HTTP front (https://mcp.example.com/oauth/callback), without a query or fragment: the login\'s redirect comes to mcp-chain itself',
       'mcpServers.b.oauth.grant: client_credentials needs a registered client: give "client" ({ "clientId", "clientSecret" })',
       'mcpServers.c.oauth.callbackPort: give "redirectUri" or "callbackPort", not both',
       'mcpServers.c.oauth.clientId: give the client once: "client" or "clientId" (and "clientSecret"), not both',

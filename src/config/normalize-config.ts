@@ -63,6 +63,7 @@ export function normalizeConfig(raw: RawConfig, context: NormalizeContext): { co
   }
 
   const servers: ServerConfig[] = [];
+  const placed: { server: ServerConfig; path: ConfigPath }[] = [];
   const sections = context.order.filter((key): key is (typeof SERVER_SECTIONS)[number] => (SERVER_SECTIONS as readonly string[]).includes(key));
   if (sections.length === 0) problem([], 'no servers: expected "mcpServers" (or "servers", or "mcp_servers") with a server in it');
   const seen = new Map<string, string>();
@@ -76,7 +77,10 @@ export function normalizeConfig(raw: RawConfig, context: NormalizeContext): { co
       }
       seen.set(name, formatPath(path));
       const normalized = normalizeServer(name, server, path, tools);
-      if (normalized) servers.push(normalized);
+      if (normalized) {
+        servers.push(normalized);
+        placed.push({ server: normalized, path });
+      }
     }
   }
 
@@ -99,6 +103,7 @@ export function normalizeConfig(raw: RawConfig, context: NormalizeContext): { co
     },
     middleware: normalizeMiddleware(raw.middleware, ['middleware'], tools),
   };
+  checkRedirectPaths(placed, config.front, problem);
   return problems.length > 0 ? { problems } : { config: withoutUndefined(config) };
 }
 
@@ -430,8 +435,8 @@ function normalizeUpstreamOAuth(oauth: RawUpstreamOAuth, path: ConfigPath, { con
   }
   if (oauth.redirectUri !== undefined && oauth.callbackPort !== undefined) problem(at('callbackPort'), 'give "redirectUri" or "callbackPort", not both');
   let redirectUri = oauth.callbackPort === undefined ? optional(oauth.redirectUri, 'redirectUri') : `http://localhost:${oauth.callbackPort}/callback`;
-  if (redirectUri !== undefined && oauth.redirectUri !== undefined && !isLoopbackHttpUrl(redirectUri)) {
-    problem(at('redirectUri'), 'expected a loopback http URL (http://127.0.0.1:<port>/callback, [::1] or localhost): the login\'s redirect comes to mcp-chain itself');
+  if (redirectUri !== undefined && oauth.redirectUri !== undefined && !isRedirectUrl(redirectUri)) {
+    problem(at('redirectUri'), 'expected a loopback http URL (http://127.0.0.1:<port>/callback, [::1] or localhost) or an https address of the gateway\'s HTTP front (https://mcp.example.com/oauth/callback), without a query or fragment: the login\'s redirect comes to mcp-chain itself');
     redirectUri = undefined;
   }
   const httpsUrl = (value: string | undefined, key: string): string | undefined => {
@@ -476,13 +481,41 @@ function normalizeUpstreamOAuth(oauth: RawUpstreamOAuth, path: ConfigPath, { con
   };
 }
 
-/** `http://` to 127.0.0.1, [::1] or localhost: where the login's redirect may come. */
-function isLoopbackHttpUrl(text: string): boolean {
+/** `http://` to 127.0.0.1, [::1] or localhost, or `https://` (an address of the HTTP front), without user, query or fragment: where the login's redirect may come. */
+function isRedirectUrl(text: string): boolean {
+  const url = parseUrl(text);
+  if (url === undefined || url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') return false;
+  return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackUrl(url));
+}
+
+function isLoopbackUrl(url: URL): boolean {
+  return ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname);
+}
+
+/**
+ * A redirect URI that comes to the HTTP front (not loopback, or loopback on the front's port) is
+ * answered by the front on its path, which must then be none of the front's own: a problem at the
+ * server's `oauth.redirectUri` otherwise.
+ */
+function checkRedirectPaths(servers: readonly { server: ServerConfig; path: ConfigPath }[], front: FrontConfig, problem: Tools['problem']): void {
+  if (front.kind !== 'http') return;
+  const own = [front.path, ...(front.sse ? ['/sse', '/messages'] : [])];
+  for (const { server, path } of servers) {
+    const redirectUri = 'oauth' in server ? server.oauth?.redirectUri : undefined;
+    const url = redirectUri === undefined ? undefined : parseUrl(redirectUri);
+    if (url === undefined) continue;
+    const toFront = !isLoopbackUrl(url) || Number(url.port === '' ? 80 : url.port) === front.port;
+    if (toFront && (own.includes(url.pathname) || url.pathname.startsWith('/.well-known/'))) {
+      problem([...path, 'oauth', 'redirectUri'], `${url.pathname} is a path the HTTP front serves itself; the login's redirect needs one of its own, such as /oauth/callback`);
+    }
+  }
+}
+
+function parseUrl(text: string): URL | undefined {
   try {
-    const url = new URL(text);
-    return url.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname);
+    return new URL(text);
   } catch {
-    return false;
+    return undefined;
   }
 }
 
