@@ -1,6 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ChainError } from '../../errors/chain-error.js';
+import { deliverRedirect, serveRedirects } from '../../auth/client/redirect-router.js';
 import { HttpError } from '../../errors/http-error.js';
 import type { Logger } from '../../log/logger.js';
 import { stderrLogger } from '../../log/stderr-logger.js';
@@ -94,7 +95,10 @@ export async function serveHttp(upstream: Upstream, options: ServeHttpOptions = 
   server.requestTimeout = 0;
   server.headersTimeout = 30_000;
   const connections = applyConnectionPolicy(server);
-  const url = endpointUrl(await listen(server, options.port ?? 3000, host), path);
+  const address = await listen(server, options.port ?? 3000, host);
+  const url = endpointUrl(address, path);
+  // Logins of remote servers' OAuth may redirect here (redirect-router.ts); on loopback, by this port.
+  const stopRedirects = serveRedirects(answersLoopback(host) ? address.port : undefined);
   if (open) log.warn('unauthenticated by choice: this endpoint answers anyone who can reach it, without a token', { url });
   const stopUpkeep = sessions.startUpkeep(options.sessionTtlMs ?? 30 * 60_000, options.sseKeepAliveMs ?? 25_000);
 
@@ -107,6 +111,7 @@ export async function serveHttp(upstream: Upstream, options: ServeHttpOptions = 
     },
     close: () => (closing ??= (async () => {
       stopUpkeep();
+      stopRedirects();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       const drained = connections.close();
       await sessions.close();
@@ -158,7 +163,13 @@ function routesOf(upstream: Upstream, options: ServeHttpOptions, basics: Basics)
     guard,
     authenticate: oauth ? oauthAuthenticator(oauth, auth) : auth && authenticator(auth),
     metadata: oauth && { paths: metadataPaths(oauth.resource), body: JSON.stringify(protectedResourceMetadata(oauth)) },
+    redirects: deliverRedirect,
   };
+}
+
+/** Whether a front bound to `host` answers on a loopback address (a loopback or wildcard one). */
+function answersLoopback(host: string): boolean {
+  return isLoopbackHost(host) || host === '0.0.0.0' || host === '::' || host === '[::]';
 }
 
 /** Listens on `host:port` (0: a free port), resolving once bound, rejecting if it cannot be. */
