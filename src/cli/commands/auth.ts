@@ -33,7 +33,7 @@ export const authCommand = defineCommand({
     store: { type: 'string', value: '<file>', help: 'the token file, for servers whose `oauth` names none (default $MCP_CHAIN_TOKEN_STORE, else $XDG_CONFIG_HOME/mcp-chain/tokens.json)' },
     json: { type: 'boolean', help: '`status` only: as JSON on stdout (one object per login)' },
     url: { type: 'string', value: '<url>', help: 'the remote server by its URL (instead of <server>): as `mcp-chain --url <url>` names it' },
-    'oauth-client-id': OAUTH_OPTIONS['oauth-client-id'],
+    'oauth-client-id': { ...OAUTH_OPTIONS['oauth-client-id'], help: 'with --url: the client registered for mcp-chain at the authorization server beforehand, as `mcp-chain --url <url> --oauth-client-id <id>` uses it' },
     'oauth-client-secret-env': OAUTH_OPTIONS['oauth-client-secret-env'],
     'oauth-scope': OAUTH_OPTIONS['oauth-scope'],
     'oauth-callback-port': OAUTH_OPTIONS['oauth-callback-port'],
