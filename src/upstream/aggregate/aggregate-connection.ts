@@ -394,7 +394,10 @@ export class AggregateConnection implements UpstreamConnection {
     throw notFound ?? new McpError(ErrorCode.MethodNotFound, `Method not found: ${message.method}`);
   }
 
-  /** What a member sends toward the client: lists that changed refresh ours; updates only for subscribed URIs. */
+  /**
+   * What a member sends toward the client: lists that changed refresh ours; updates only for
+   * subscribed URIs; an elicitation that completed (a login) tries the member again if it waits for one.
+   */
   #memberDownstream(link: () => MemberLink): Downstream {
     return {
       request: (message, scope) => this.#downstream.request(message, scope),
@@ -411,6 +414,9 @@ export class AggregateConnection implements UpstreamConnection {
         } else if (message.method === 'notifications/tasks/status') {
           const taskId = message.params?.taskId;
           if (typeof taskId === 'string' && !this.#tasks.has(taskId)) this.#tasks.set(taskId, link().name);
+        } else if (message.method === 'notifications/elicitation/complete') {
+          // A login it asked for ended: a member down for it is tried again at once.
+          link().retryLogin();
         }
         return this.#downstream.notify(message);
       },

@@ -33,9 +33,17 @@ export interface AggregateOptions {
   /**
    * When a member that is down is tried again: first delay, factor, cap (ms), default 1 000, 2,
    * 30 000; and how long the `ping` that tries it (or checks a member whose list timed out) may
-   * take, default 10 000.
+   * take, default 10 000. A member down because a person must log in is tried every
+   * `loginDelayMs` (default 1 000) for `loginWindowMs` (default 15 minutes), then with backoff.
    */
-  readonly retry?: { readonly initialDelayMs?: number; readonly factor?: number; readonly maxDelayMs?: number; readonly pingTimeoutMs?: number };
+  readonly retry?: {
+    readonly initialDelayMs?: number;
+    readonly factor?: number;
+    readonly maxDelayMs?: number;
+    readonly pingTimeoutMs?: number;
+    readonly loginDelayMs?: number;
+    readonly loginWindowMs?: number;
+  };
   /** Where the aggregate logs what it does not log to a session (member changes at `update`). */
   readonly log?: Logger;
 }

@@ -52,6 +52,8 @@ export class Aggregate implements Upstream {
         factor: retry.factor ?? 2,
         maxDelayMs: retry.maxDelayMs ?? 30_000,
         pingTimeoutMs: retry.pingTimeoutMs ?? 10_000,
+        loginDelayMs: retry.loginDelayMs ?? 1000,
+        loginWindowMs: retry.loginWindowMs ?? 15 * 60_000,
       },
       serverInfo: { ...(options.serverInfo ?? { name: 'mcp-chain', version: '0.0.0' }) },
     };

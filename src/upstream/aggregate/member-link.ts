@@ -9,6 +9,7 @@ import type { Downstream } from '../../core/downstream.js';
 import { requestScope, type RequestScope } from '../../core/request-scope.js';
 import type { SessionInfo } from '../../core/session-info.js';
 import type { UpstreamConnection } from '../../core/upstream.js';
+import { URL_ELICITATION_REQUIRED } from '../http/session-auth.js';
 import type { AggregateMember } from './aggregate-options.js';
 
 /** How a member that is down is tried again. */
@@ -18,6 +19,13 @@ export interface RetryPolicy {
   readonly maxDelayMs: number;
   /** How long a `ping` (a probe, or a check of a member that seems stuck) may take. */
   readonly pingTimeoutMs: number;
+  /**
+   * A member down because a person must log in is tried again this often (not with backoff), so
+   * that it is back within about this long of the login (here or by `mcp-chain auth login`).
+   */
+  readonly loginDelayMs: number;
+  /** For how long after it went down for a login it is tried that often; then with backoff. */
+  readonly loginWindowMs: number;
 }
 
 /** What a link tells the connection it belongs to. */
@@ -37,7 +45,9 @@ const DEFAULT_STARTUP_MS = 30_000;
  * it answered to `initialize`, and its way back when it fails. A member that fails to start,
  * crashes or stops answering is *down*: it is left out of lists, calls to it get an error naming
  * it, and it is tried again with backoff (a `ping`, or `initialize` if it never answered one;
- * a stdio server is restarted by that message) until it answers.
+ * a stdio server is restarted by that message) until it answers. A member down because a person
+ * must log in (its `initialize` was answered with a login error) keeps that error for its calls,
+ * and is tried again every `loginDelayMs` (and at once when the login's elicitation completes).
  */
 export class MemberLink {
   readonly member: AggregateMember;
@@ -47,6 +57,10 @@ export class MemberLink {
   readonly log: Logger;
   #state: LinkState = 'starting';
   #reason: string | undefined;
+  /** The login error its last start failed with, while it is down for it. */
+  #login: McpError | undefined;
+  /** When it went down for a login (for `loginWindowMs`). */
+  #loginSince: number | undefined;
   /** What it answered to `initialize`, once it did. */
   #initialized: JsonObject | undefined;
   /** The client's `initialize` params, to start it again with; undefined until the client initialized. */
@@ -57,6 +71,10 @@ export class MemberLink {
   #timer: NodeJS.Timeout | undefined;
   /** A liveness `ping` is out (see `suspect`). */
   #suspected = false;
+  /** A probe is out: no other is scheduled until it ends. */
+  #probing = false;
+  /** A login completed while a probe was out: another goes at once after it. */
+  #probeAgain = false;
   readonly #unsubscribe: () => void;
 
   constructor(
@@ -125,7 +143,7 @@ export class MemberLink {
       else this.#markUp();
     } catch (error) {
       if (this.#state === 'closed') return;
-      this.markDown(reasonOf(error));
+      this.markDown(reasonOf(error), loginErrorOf(error));
     }
   }
 
@@ -147,23 +165,60 @@ export class MemberLink {
     });
   }
 
-  /** The error a call to it gets while it cannot serve. */
-  unavailable(): McpError {
-    const reason = this.#reason ?? (this.#state === 'closed' ? 'removed' : 'starting');
-    return new McpError(ErrorCode.ConnectionClosed, `Server "${this.name}" is unavailable: ${reason}`, { server: this.name, reason });
+  /** Whether it is down because a person must log in. */
+  get needsLogin(): boolean {
+    return this.#state === 'down' && this.#login !== undefined;
   }
 
-  /** Takes it out of service (told once) and schedules its way back. */
-  markDown(reason: string): void {
+  /**
+   * The error a call to it gets while it cannot serve. Down for a login: the login error as its
+   * connection gave it (-32042 with its elicitation), or -32000 whose data also has the error's
+   * `login` (the command) and `url`.
+   */
+  unavailable(): McpError {
+    const reason = this.#reason ?? (this.#state === 'closed' ? 'removed' : 'starting');
+    const login = this.#state === 'down' ? this.#login : undefined;
+    if (login?.code === URL_ELICITATION_REQUIRED) return new McpError(login.code, login.message, login.data);
+    const data: JsonObject = { server: this.name, reason };
+    if (login && isJsonObject(login.data)) {
+      if (login.data.login !== undefined) data.login = login.data.login;
+      if (login.data.url !== undefined) data.url = login.data.url;
+    }
+    return new McpError(ErrorCode.ConnectionClosed, `Server "${this.name}" is unavailable: ${reason}`, data);
+  }
+
+  /**
+   * Takes it out of service (told once) and schedules its way back; `login`: the login error it
+   * failed with, when a person must log in.
+   */
+  markDown(reason: string, login?: McpError): void {
     if (this.#state === 'closed') return;
     const wasUp = this.#state === 'up' || this.#state === 'starting';
+    const wasLogin = this.#login !== undefined;
     this.#reason = reason;
+    this.#login = login;
+    if (login === undefined) this.#loginSince = undefined;
+    else this.#loginSince ??= Date.now();
     if (this.#state !== 'down') {
       this.#state = 'down';
       this.log.warn(`server "${this.name}" is down: ${reason}`);
       this.#events.changed(this, wasUp);
+    } else if (login !== undefined && !wasLogin) {
+      this.log.warn(`server "${this.name}" is down: ${reason}`);
     }
     this.#scheduleProbe();
+  }
+
+  /** Tries it again now, when it is down for a login (the login may have completed). */
+  retryLogin(): void {
+    if (!this.needsLogin) return;
+    if (this.#probing) {
+      this.#probeAgain = true;
+      return;
+    }
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    void this.#probe();
   }
 
   /**
@@ -196,6 +251,8 @@ export class MemberLink {
     if (this.#state === 'up' || this.#state === 'closed') return;
     this.#state = 'up';
     this.#reason = undefined;
+    this.#login = undefined;
+    this.#loginSince = undefined;
     this.#failures = 0;
     clearTimeout(this.#timer);
     this.#timer = undefined;
@@ -204,10 +261,16 @@ export class MemberLink {
   }
 
   #scheduleProbe(): void {
-    if (this.#timer !== undefined || this.#state !== 'down') return;
-    const { initialDelayMs, factor, maxDelayMs } = this.#retry;
-    const delay = Math.min(initialDelayMs * factor ** this.#failures, maxDelayMs);
-    this.#failures++;
+    if (this.#timer !== undefined || this.#probing || this.#state !== 'down') return;
+    const { initialDelayMs, factor, maxDelayMs, loginDelayMs, loginWindowMs } = this.#retry;
+    const since = this.#loginSince;
+    let delay: number;
+    if (since !== undefined && Date.now() - since < loginWindowMs) {
+      delay = loginDelayMs;
+    } else {
+      delay = Math.min(initialDelayMs * factor ** this.#failures, maxDelayMs);
+      this.#failures++;
+    }
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       void this.#probe();
@@ -218,7 +281,21 @@ export class MemberLink {
 
   /** Tries it again: `initialize` if it never answered one (then brings it to the session's state), otherwise `ping`. */
   async #probe(): Promise<void> {
-    if (this.#state !== 'down') return;
+    if (this.#state !== 'down' || this.#probing) return;
+    this.#probing = true;
+    try {
+      await this.#probeOnce();
+    } finally {
+      this.#probing = false;
+    }
+    if (this.#probeAgain) {
+      this.#probeAgain = false;
+      this.retryLogin();
+    }
+    this.#scheduleProbe();
+  }
+
+  async #probeOnce(): Promise<void> {
     const params = this.#initializeParams;
     try {
       if (this.#initialized === undefined && params !== undefined) {
@@ -231,7 +308,9 @@ export class MemberLink {
     } catch (error) {
       if (this.#state !== 'down') return;
       this.log.debug(`server "${this.name}" is still down`, { error: reasonOf(error) });
-      this.#scheduleProbe();
+      // Still (or now, or no longer) waiting for a login: its latest error is what calls get.
+      const login = loginErrorOf(error);
+      if (this.#initialized === undefined || login !== undefined || this.#login !== undefined) this.markDown(reasonOf(error), login);
     }
   }
 
@@ -277,6 +356,16 @@ export class MemberLink {
 function reasonOf(error: unknown): string {
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return error.message.replace(/^Server "[^"]*" /, '');
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The error when it says a person must log in (recognized by its shape, not its text): -32042
+ * (URL elicitation required), or one whose data has a `login` (the command that logs in).
+ */
+function loginErrorOf(error: unknown): McpError | undefined {
+  if (!(error instanceof McpError)) return undefined;
+  if (error.code === URL_ELICITATION_REQUIRED) return error;
+  return isJsonObject(error.data) && typeof error.data.login === 'string' ? error : undefined;
 }
 
 function noop(): void {}
