@@ -88,30 +88,27 @@ export function expectRedirect(options: ExpectRedirectOptions): RedirectListener
   for (const other of waiters) {
     if (other.state === options.expectedState) throw new Error('a login with this state already waits for its redirect');
   }
-  let resolveCallback!: (params: URLSearchParams) => void;
-  let rejectCallback!: (error: unknown) => void;
+  const timeoutMs = options.timeoutMs ?? 300_000;
+  let waiter!: Waiter;
   const callback = new Promise<URLSearchParams>((resolve, reject) => {
-    resolveCallback = resolve;
-    rejectCallback = reject;
+    let settled = false;
+    waiter = {
+      state: options.expectedState,
+      settle(outcome) {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        waiters.delete(waiter);
+        if (waiters.size === 0 && waiting.get(path) === waiters) waiting.delete(path);
+        if ('params' in outcome) resolve(outcome.params);
+        else reject(outcome.error);
+      },
+    };
   });
   callback.catch(() => undefined); // a caller that closes without awaiting it has no unhandled rejection
-  const timeoutMs = options.timeoutMs ?? 300_000;
   const onAbort = (): void => waiter.settle({ error: options.signal?.reason ?? new Error('the login was aborted') });
   const timer = setTimeout(() => waiter.settle({ error: new Error(`no login redirect within ${Math.round(timeoutMs / 1000)} s; the login was abandoned`) }), timeoutMs);
-  let settled = false;
-  const waiter: Waiter = {
-    state: options.expectedState,
-    settle(outcome) {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      waiters.delete(waiter);
-      if (waiters.size === 0 && waiting.get(path) === waiters) waiting.delete(path);
-      if ('params' in outcome) resolveCallback(outcome.params);
-      else rejectCallback(outcome.error);
-    },
-  };
   waiters.add(waiter);
   waiting.set(path, waiters);
   options.signal?.addEventListener('abort', onAbort, { once: true });
