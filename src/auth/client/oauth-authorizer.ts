@@ -348,7 +348,9 @@ export function oauthAuthorizer(options: OAuthAuthorizerOptions): OAuthAuthorize
       return { client: preregistered(oauth.client), listener: await listen(oauth.redirectUri ?? DEFAULT_REDIRECT_URI) };
     }
     const stored = await store.getClient(d.server.issuer, key);
-    const usable = stored !== undefined && (stored.clientSecretExpiresAt === undefined || stored.clientSecretExpiresAt === 0 || stored.clientSecretExpiresAt > now()) && covers(stored, scope);
+    const usable = stored !== undefined && (stored.clientSecretExpiresAt === undefined || stored.clientSecretExpiresAt === 0 || stored.clientSecretExpiresAt > now()) && covers(stored, scope)
+      // Registered for another redirect URI than the one configured now: register again.
+      && (oauth.redirectUri === undefined || stored.redirectUri === undefined || stored.redirectUri === oauth.redirectUri);
     if (usable) {
       try {
         return { client: registrationOf(stored), listener: await listen(oauth.redirectUri ?? stored.redirectUri ?? DEFAULT_REDIRECT_URI) };

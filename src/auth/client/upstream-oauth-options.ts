@@ -45,7 +45,12 @@ export interface UpstreamOAuthOptions {
   readonly clientName?: string | undefined;
   /** Scopes to ask for. Default: the `scope` of the server's challenge, else its `scopes_supported`. */
   readonly scopes?: readonly string[] | undefined;
-  /** The redirect URI of the login (loopback only: `http://127.0.0.1:<port>/callback`). Default: a free port, kept with the registration. */
+  /**
+   * The redirect URI of the login: loopback (`http://127.0.0.1:<port>/callback`, where mcp-chain
+   * listens; default a free port, kept with the registration), or an address of the gateway's own
+   * HTTP front (`https://mcp.example.com/oauth/callback`), which then answers that path while a
+   * login waits, so each user of a team gateway logs in from their own browser.
+   */
   readonly redirectUri?: string | undefined;
   /** The authorization server's issuer, skipping protected-resource discovery. */
   readonly authorizationServer?: string | undefined;
