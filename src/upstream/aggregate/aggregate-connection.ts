@@ -396,7 +396,8 @@ export class AggregateConnection implements UpstreamConnection {
 
   /**
    * What a member sends toward the client: lists that changed refresh ours; updates only for
-   * subscribed URIs; an elicitation that completed (a login) tries the member again if it waits for one.
+   * subscribed URIs; an elicitation that completed (a login) tries the member again if it waits for
+   * one, and reaches the client if it was told of it.
    */
   #memberDownstream(link: () => MemberLink): Downstream {
     return {
@@ -415,8 +416,11 @@ export class AggregateConnection implements UpstreamConnection {
           const taskId = message.params?.taskId;
           if (typeof taskId === 'string' && !this.#tasks.has(taskId)) this.#tasks.set(taskId, link().name);
         } else if (message.method === 'notifications/elicitation/complete') {
-          // A login it asked for ended: a member down for it is tried again at once.
-          link().retryLogin();
+          // A login it asked for ended: a member down for it is tried again at once. The client
+          // hears of it when it was given that login (a call answered -32042), not otherwise.
+          const member = link();
+          member.retryLogin();
+          if (!member.tellsCompletion(message.params?.elicitationId)) return Promise.resolve();
         }
         return this.#downstream.notify(message);
       },

@@ -61,6 +61,9 @@ export class MemberLink {
   #login: McpError | undefined;
   /** When it went down for a login (for `loginWindowMs`). */
   #loginSince: number | undefined;
+  /** The elicitation ids of the logins its start failed with, and those of them the client was given. */
+  readonly #startLogins = new Set<string>();
+  readonly #toldLogins = new Set<string>();
   /** What it answered to `initialize`, once it did. */
   #initialized: JsonObject | undefined;
   /** The client's `initialize` params, to start it again with; undefined until the client initialized. */
@@ -90,7 +93,15 @@ export class MemberLink {
     this.#events = events;
     this.#retry = retry;
     this.log = session.log.child({ server: member.name });
-    const info: SessionInfo = Object.create(session, { log: { value: this.log, enumerable: true } }) as SessionInfo;
+    const info: SessionInfo = Object.create(session, {
+      log: { value: this.log, enumerable: true },
+      // The session records them once the members answered `initialize`; a member (a remote one
+      // choosing how to ask for a login) may need them while it starts.
+      clientCapabilities: {
+        get: (): SessionInfo['clientCapabilities'] => session.clientCapabilities ?? capabilitiesOf(this.#initializeParams),
+        enumerable: true,
+      },
+    }) as SessionInfo;
     this.connection = member.upstream.connect(downstream, info);
     this.#unsubscribe =
       this.connection.onStatus?.((status) => {
@@ -178,7 +189,10 @@ export class MemberLink {
   unavailable(): McpError {
     const reason = this.#reason ?? (this.#state === 'closed' ? 'removed' : 'starting');
     const login = this.#state === 'down' ? this.#login : undefined;
-    if (login?.code === URL_ELICITATION_REQUIRED) return new McpError(login.code, login.message, login.data);
+    if (login?.code === URL_ELICITATION_REQUIRED) {
+      for (const id of elicitationIds(login)) remember(this.#toldLogins, id);
+      return new McpError(login.code, login.message, login.data);
+    }
     const data: JsonObject = { server: this.name, reason };
     if (login && isJsonObject(login.data)) {
       if (login.data.login !== undefined) data.login = login.data.login;
@@ -197,6 +211,7 @@ export class MemberLink {
     const wasLogin = this.#login !== undefined;
     this.#reason = reason;
     this.#login = login;
+    if (login?.code === URL_ELICITATION_REQUIRED) for (const id of elicitationIds(login)) remember(this.#startLogins, id);
     if (login === undefined) this.#loginSince = undefined;
     else this.#loginSince ??= Date.now();
     if (this.#state !== 'down') {
@@ -207,6 +222,14 @@ export class MemberLink {
       this.log.warn(`server "${this.name}" is down: ${reason}`);
     }
     this.#scheduleProbe();
+  }
+
+  /**
+   * Whether the client is to hear that the elicitation `id` completed: not when it is a login its
+   * start failed with that the client never asked for (its calls did not get it).
+   */
+  tellsCompletion(id: unknown): boolean {
+    return typeof id !== 'string' || !this.#startLogins.has(id) || this.#toldLogins.has(id);
   }
 
   /** Tries it again now, when it is down for a login (the login may have completed). */
@@ -366,6 +389,29 @@ function loginErrorOf(error: unknown): McpError | undefined {
   if (!(error instanceof McpError)) return undefined;
   if (error.code === URL_ELICITATION_REQUIRED) return error;
   return isJsonObject(error.data) && typeof error.data.login === 'string' ? error : undefined;
+}
+
+/** The ids of the elicitations of a -32042. */
+function elicitationIds(error: McpError): string[] {
+  const elicitations = isJsonObject(error.data) ? error.data.elicitations : undefined;
+  if (!Array.isArray(elicitations)) return [];
+  return elicitations.flatMap((e: unknown) => (isJsonObject(e) && typeof e.elicitationId === 'string' ? [e.elicitationId] : []));
+}
+
+/** Adds `id` to `ids`, which keeps the latest few. */
+function remember(ids: Set<string>, id: string): void {
+  ids.delete(id);
+  ids.add(id);
+  for (const oldest of ids) {
+    if (ids.size <= 32) break;
+    ids.delete(oldest);
+  }
+}
+
+/** The `capabilities` of a client's `initialize` params. */
+function capabilitiesOf(params: JsonObject | undefined): JsonObject | undefined {
+  const capabilities = params?.capabilities;
+  return isJsonObject(capabilities) ? capabilities : undefined;
 }
 
 function noop(): void {}

@@ -121,6 +121,20 @@ describe('aggregate: a member that needs a login', () => {
     assert.deepEqual((await h.request('tools/call', { name: 'remote__whoami', arguments: {} })).content, [{ type: 'text', text: 'alice' }]);
   });
 
+  test('the completion of a login the client was never given (it called nothing of that member) brings the member back but does not reach the client', async () => {
+    const remote = new LoginMember(elicitationError);
+    const h = await start([{ name: 'remote', upstream: remote }, { name: 'local', upstream: echo() }], { ...SLOW_BACKOFF, loginDelayMs: 60_000 }, { elicitation: { url: {} } });
+    const back = h.notification('notifications/tools/list_changed');
+    remote.loggedIn = true;
+    await remote.downstream?.notify({ method: 'notifications/elicitation/complete', params: { elicitationId: 'e-1' } });
+    await back;
+    assert.deepEqual(names(await h.request('tools/list')), ['remote__whoami', 'local__echo']);
+    // Other elicitations of the member (made while it serves) reach the client as they are.
+    await remote.downstream?.notify({ method: 'notifications/elicitation/complete', params: { elicitationId: 'e-2' } });
+    assert.deepEqual((await h.notification('notifications/elicitation/complete')).params, { elicitationId: 'e-2' });
+    assert.equal(h.notifications('notifications/elicitation/complete').length, 1);
+  });
+
   test('without an elicitation: -32000 naming the member, with the reason, the login command and the URL; a login done elsewhere is found on the short retry, not after the backoff', async () => {
     const remote = new LoginMember(loginError);
     const h = await start([{ name: 'remote', upstream: remote }, { name: 'local', upstream: echo() }], { ...SLOW_BACKOFF, loginDelayMs: 10 });
