@@ -195,6 +195,8 @@ describe('oauthAuthorizer', () => {
     const again = await authorizer.refused(LOCAL_PRINCIPAL, { ...refusal, sent: undefined }).catch((reason: unknown) => reason);
     assert.ok(again instanceof LoginRequiredError);
     assert.equal(again.url, error.url);
+    // The URL is logged once per login, however many requests meet it (a gateway member is retried every second).
+    assert.equal(log.lines.filter((line) => line.startsWith('info notes needs a login') && line.includes(error.url ?? '?')).length, 1);
     const redirect = new URL(await as.completeLogin(error.url ?? '', { subject: 'alice', deliver: true }));
     secrets.add(redirect.searchParams.get('code') ?? 'no code');
     await error.completion;

@@ -452,11 +452,18 @@ export function oauthAuthorizer(options: OAuthAuthorizerOptions): OAuthAuthorize
     }
   };
 
+  /** Logins whose URL was logged. */
+  const announced = new WeakSet<PendingLogin>();
+
   const loginRequired = async (principal: Principal, challenge: BearerChallenge | undefined, reason: string | undefined): Promise<never> => {
     const started = await beginLogin(principal, challenge);
     const completion = started.completion.then(() => undefined);
     completion.catch(() => undefined);
-    log.info(`${server} needs a login${principal.key === LOCAL_PRINCIPAL.key ? '' : ` for ${principal.key}`}: open ${started.url} (or run \`${command}\`)`);
+    // Once per login: callers that join a login already announced (a gateway member retried every second) say nothing.
+    if (!announced.has(started)) {
+      announced.add(started);
+      log.info(`${server} needs a login${principal.key === LOCAL_PRINCIPAL.key ? '' : ` for ${principal.key}`}: open ${started.url} (or run \`${command}\`)`);
+    }
     throw new LoginRequiredError(server, { url: started.url, command, completion, reason });
   };
 
