@@ -103,6 +103,26 @@ describe('Session: lifecycle', () => {
     assert.ok('result' in (await list));
     await h.close();
   });
+
+  test("the client's info and capabilities are known to the upstream while it answers initialize", async () => {
+    let seen: unknown;
+    const upstream: Upstream = {
+      connect: (downstream, session) => {
+        const inner = server().connect(downstream, session);
+        return {
+          ...inner,
+          request: (message, scope) => {
+            if (message.method === 'initialize') seen = { info: session.clientInfo, capabilities: session.clientCapabilities };
+            return inner.request(message, scope);
+          },
+        };
+      },
+    };
+    const h = await harness(chain().to(upstream), { initialize: false });
+    await h.call('initialize', { protocolVersion: '2025-11-25', capabilities: { elicitation: { url: {} } }, clientInfo: { name: 'x', version: '1' } });
+    assert.deepEqual(seen, { info: { name: 'x', version: '1' }, capabilities: { elicitation: { url: {} } } });
+    await h.close();
+  });
 });
 
 describe('Session: bad input', () => {

@@ -192,6 +192,10 @@ export class Session {
       throw new McpError(ErrorCode.InvalidParams, 'Invalid params: initialize needs a protocolVersion string');
     }
     this.#state = 'initializing';
+    // Who the client is and what it can do are known from its request: upstreams may need them
+    // while they answer it (a remote server that wants a login answers with a URL elicitation).
+    this.#clientInfo = isJsonObject(params.clientInfo) ? params.clientInfo : undefined;
+    this.#clientCapabilities = isJsonObject(params.capabilities) ? params.capabilities : undefined;
     try {
       const offered = negotiateVersion(requested);
       const result = await this.#forward({ method: 'initialize', params: { ...params, protocolVersion: offered } }, scope);
@@ -203,8 +207,6 @@ export class Session {
         );
       }
       this.#protocolVersion = answered;
-      this.#clientInfo = isJsonObject(params.clientInfo) ? params.clientInfo : undefined;
-      this.#clientCapabilities = isJsonObject(params.capabilities) ? params.capabilities : undefined;
       this.#state = 'ready';
       const { serverInfo } = this.#options;
       return serverInfo === undefined ? result : { ...result, serverInfo };
