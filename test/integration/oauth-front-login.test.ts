@@ -7,12 +7,11 @@
 // plays the user in the browser, gives the code back, and the client is then served as that user.
 // Its access token then expires (the gateway's clock moves on) and the SDK refreshes it.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { decodeJwt } from 'jose';
 import { jwtVerifier } from '../../src/auth/jwt-verifier.js';
 import { chain } from '../../src/chain/chain.js';
@@ -21,74 +20,11 @@ import { silentLogger } from '../../src/log/stderr-logger.js';
 import { local } from '../../src/upstream/local.js';
 import { freePort } from '../helpers/http.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../helpers/authorization-server.js';
+import { MemoryOAuthProvider } from '../helpers/memory-oauth-provider.js';
 
 const T = { timeout: 60_000 };
-
-/**
- * An MCP client application's OAuth state, in memory, as the SDK asks for it: the registration
- * it got, its tokens, the PKCE verifier of the login under way, and the authorization URL it
- * would open in the user's browser (kept for the test, which plays the user).
- */
-class MemoryOAuthProvider implements OAuthClientProvider {
-  client: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier: string | undefined;
-  authorizationUrl: URL | undefined;
-  readonly states: string[] = [];
-  readonly tokenSaves: OAuthTokens[] = [];
-
-  constructor(readonly redirect: string) {}
-
-  get redirectUrl(): string {
-    return this.redirect;
-  }
-
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'mcp-chain login test',
-      redirect_uris: [this.redirect],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-
-  state(): string {
-    const state = randomBytes(16).toString('base64url');
-    this.states.push(state);
-    return state;
-  }
-
-  clientInformation(): OAuthClientInformationMixed | undefined {
-    return this.client;
-  }
-
-  saveClientInformation(information: OAuthClientInformationMixed): void {
-    this.client = information;
-  }
-
-  tokens(): OAuthTokens | undefined {
-    return this.saved;
-  }
-
-  saveTokens(tokens: OAuthTokens): void {
-    this.saved = tokens;
-    this.tokenSaves.push(tokens);
-  }
-
-  redirectToAuthorization(authorizationUrl: URL): void {
-    this.authorizationUrl = authorizationUrl;
-  }
-
-  saveCodeVerifier(codeVerifier: string): void {
-    this.verifier = codeVerifier;
-  }
-
-  codeVerifier(): string {
-    if (this.verifier === undefined) throw new Error('no login under way');
-    return this.verifier;
-  }
-}
+/** The client application registers for both grants, so the SDK can refresh its token. */
+const LOGIN_CLIENT = { clientName: 'mcp-chain login test', grantTypes: ['authorization_code', 'refresh_token'] };
 
 /** The identity the `whoami` tool reports: what the gateway put in `ctx.session.identity`. */
 async function whoamiOf(client: Client): Promise<Record<string, unknown>> {
@@ -135,7 +71,7 @@ describe('the official SDK client logs in to the gateway by itself: discovery, r
   });
 
   test('the user refuses the consent: the client gets access_denied at its redirect, no token, and stays refused', T, async () => {
-    const provider = new MemoryOAuthProvider(redirect);
+    const provider = new MemoryOAuthProvider(redirect, LOGIN_CLIENT);
     const first = new StreamableHTTPClientTransport(new URL(resource), { authProvider: provider });
     await assert.rejects(new Client({ name: 'oauth-login-test', version: '1.0.0' }).connect(first), UnauthorizedError);
     const authorizationUrl = provider.authorizationUrl;
@@ -158,7 +94,7 @@ describe('the official SDK client logs in to the gateway by itself: discovery, r
   });
 
   test('refused, then discovery, registration and the login, then served as the user who logged in; the token expires and is refreshed', T, async () => {
-    const provider = new MemoryOAuthProvider(redirect);
+    const provider = new MemoryOAuthProvider(redirect, LOGIN_CLIENT);
     const requests: string[] = [];
     const recordingFetch = (url: string | URL, init?: RequestInit): Promise<Response> => {
       requests.push(`${init?.method ?? 'GET'} ${String(url)}`);

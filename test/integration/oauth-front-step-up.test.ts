@@ -4,12 +4,10 @@
 // metadata; the official SDK client takes that as its cue, sends the user to consent to the larger
 // scope, and its retried call is served in the same session.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { decodeJwt } from 'jose';
 import { jwtVerifier } from '../../src/auth/jwt-verifier.js';
 import { chain } from '../../src/chain/chain.js';
@@ -20,8 +18,15 @@ import { INSUFFICIENT_SCOPE, requireScopes } from '../../src/middleware/require-
 import { local } from '../../src/upstream/local.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../helpers/authorization-server.js';
 import { freePort, openSession, send } from '../helpers/http.js';
+import { MemoryOAuthProvider } from '../helpers/memory-oauth-provider.js';
 
 const T = { timeout: 60_000 };
+/**
+ * The interactive client's registration asks for the authorization_code grant only: no refresh
+ * token, so a step-up goes to the user for consent (an SDK with a refresh token tries a refresh
+ * first, which cannot add scopes).
+ */
+const STEP_UP_CLIENT = { clientName: 'mcp-chain step-up test', grantTypes: ['authorization_code'] };
 
 const tools = local({
   tools: [
@@ -29,61 +34,6 @@ const tools = local({
     { name: 'deploy', handler: () => ({ content: [{ type: 'text', text: 'deployed' }] }) },
   ],
 });
-
-/**
- * An interactive MCP client's OAuth state, in memory. Its registration asks for the
- * authorization_code grant only: no refresh token, so a step-up goes to the user for consent (an
- * SDK with a refresh token tries a refresh first, which cannot add scopes).
- */
-class MemoryOAuthProvider implements OAuthClientProvider {
-  client: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier: string | undefined;
-  authorizationUrl: URL | undefined;
-
-  constructor(readonly redirect: string) {}
-
-  get redirectUrl(): string {
-    return this.redirect;
-  }
-
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'mcp-chain step-up test', redirect_uris: [this.redirect], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-
-  state(): string {
-    return randomBytes(16).toString('base64url');
-  }
-
-  clientInformation(): OAuthClientInformationMixed | undefined {
-    return this.client;
-  }
-
-  saveClientInformation(information: OAuthClientInformationMixed): void {
-    this.client = information;
-  }
-
-  tokens(): OAuthTokens | undefined {
-    return this.saved;
-  }
-
-  saveTokens(tokens: OAuthTokens): void {
-    this.saved = tokens;
-  }
-
-  redirectToAuthorization(authorizationUrl: URL): void {
-    this.authorizationUrl = authorizationUrl;
-  }
-
-  saveCodeVerifier(codeVerifier: string): void {
-    this.verifier = codeVerifier;
-  }
-
-  codeVerifier(): string {
-    if (this.verifier === undefined) throw new Error('no login under way');
-    return this.verifier;
-  }
-}
 
 describe('scope step-up: 403 insufficient_scope from the gateway, and the SDK client re-authorizing with the larger scope', () => {
   let as: AuthorizationServer;
@@ -136,7 +86,7 @@ describe('scope step-up: 403 insufficient_scope from the gateway, and the SDK cl
   });
 
   test('the SDK client: logged in with mcp:read, refused deploy, sends the user to consent to mcp:read mcp:write, and the retried call is served in the same session', T, async () => {
-    const provider = new MemoryOAuthProvider(redirect);
+    const provider = new MemoryOAuthProvider(redirect, STEP_UP_CLIENT);
     // Registered beforehand, for every scope: the SDK's own registration would ask for the first
     // challenge's scope only, and oidc-provider holds a client to the scope it registered with.
     provider.client = await as.registerClient({ ...provider.clientMetadata });
