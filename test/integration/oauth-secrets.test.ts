@@ -5,61 +5,18 @@
 // are refused; then stderr and the audit file are searched for every raw token and the
 // introspection client's secret: none may be there.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createPkce, startAuthorizationServer, type AuthorizationServer } from '../helpers/authorization-server.js';
-import { withTimeout } from '../helpers/client.js';
+import { startAuthorizationServer, type AuthorizationServer } from '../helpers/authorization-server.js';
 import { serverBin, workspace, type Workspace } from '../helpers/gateway.js';
 import { freePort, initializeRequest, send } from '../helpers/http.js';
-import { proxyEnv, proxyMain } from '../helpers/targets.js';
+import { serveHttpCli, type CliExit } from '../helpers/serve-http-cli.js';
+import { userToken } from '../helpers/user-token.js';
 
 const T = { timeout: 60_000 };
-const EVENT_MS = 15_000;
 const SECRET_VAR = 'GATEWAY_INTROSPECTION_SECRET';
-
-/** `mcp-chain serve <file> --http 127.0.0.1:<port>` once it listens: its stderr so far, and `stop()` (SIGTERM, then its exit). */
-async function serve(file: string, port: number, env: Record<string, string>): Promise<{ stderr: () => string; stop: () => Promise<number | null> }> {
-  const child = spawn(process.execPath, [proxyMain, 'serve', file, '--http', `127.0.0.1:${port}`], {
-    env: { PATH: process.env.PATH ?? '', ...proxyEnv(), ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let text = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const listening = new Promise<void>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      text += chunk.toString('utf8');
-      if (/"msg":"listening"/.test(text)) resolve();
-    });
-    void exited.then(() => reject(new Error(`the CLI exited before listening: ${text}`)));
-  });
-  const stop = async (): Promise<number | null> => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    return withTimeout(exited, EVENT_MS, () => `the CLI to exit after SIGTERM: ${text}`);
-  };
-  try {
-    await withTimeout(listening, EVENT_MS, () => `the CLI to listen: ${text}`);
-    return { stderr: () => text, stop };
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw error;
-  }
-}
-
-/** Where the test's client says it is redirected to: the login is driven by the test, nothing listens. */
-const REDIRECT = 'http://127.0.0.1:1/callback';
-
-/** A user's access token for `resource` (an opaque one has a subject only as a user's), by authorization code with PKCE. */
-async function userToken(as: AuthorizationServer, resource: string, subject: string): Promise<string> {
-  const { client_id: clientId } = await as.registerClient({ redirect_uris: [REDIRECT], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' });
-  const pkce = createPkce();
-  const url = as.authorizationUrl({ clientId, redirectUri: REDIRECT, resource, scope: 'mcp:read', codeChallenge: pkce.challenge });
-  const code = new URL(await as.completeLogin(url, { subject })).searchParams.get('code');
-  assert.ok(code, 'the login gives a code');
-  return (await as.exchangeCode({ clientId }, { code, verifier: pkce.verifier, redirectUri: REDIRECT, resource })).access_token;
-}
 
 /** Resolves once the authorization server says `token` is no longer active (its lifetime is a second); bounded. */
 async function untilExpired(as: AuthorizationServer, token: string): Promise<void> {
@@ -105,11 +62,11 @@ describe('secrets on the front side: never in the log or the audit record', () =
       },
     }, null, 2)}\n`);
     const audit = file.replace(/gateway\.json$/, 'audit.jsonl');
-    const gateway = await serve(file, port, { [SECRET_VAR]: secret, MCP_CHAIN_LOG_LEVEL: 'debug' });
+    const gateway = await serveHttpCli(file, port, { [SECRET_VAR]: secret, MCP_CHAIN_LOG_LEVEL: 'debug' });
     const valid = await userToken(as, resource, 'alice');
     const unknown = `made-up-${valid.slice(0, 8)}-not-a-token`;
     let expired = '';
-    let exit: number | null = null;
+    let exit: CliExit | undefined;
     try {
       // A valid token: the SDK client is served, and calls a tool (audited).
       const client = new Client({ name: 'oauth-secrets-test', version: '1.0.0' });
@@ -139,7 +96,7 @@ describe('secrets on the front side: never in the log or the audit record', () =
     } finally {
       exit = await gateway.stop();
     }
-    assert.equal(exit, 0, gateway.stderr());
+    assert.equal(exit?.code, 0, gateway.stderr());
 
     const log = gateway.stderr();
     assert.ok(log.includes('"method":"tools/call"'), `the log middleware wrote the call: ${log}`);

@@ -15,30 +15,18 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { createPkce, startAuthorizationServer, type AuthorizationServer } from '../helpers/authorization-server.js';
+import { startAuthorizationServer, type AuthorizationServer } from '../helpers/authorization-server.js';
 import { withTimeout } from '../helpers/client.js';
 import { workspace, type Workspace } from '../helpers/gateway.js';
 import { freePort, send } from '../helpers/http.js';
 import { proxyEnv, proxyMain } from '../helpers/targets.js';
+import { userToken } from '../helpers/user-token.js';
 import { startOAuthProtectedServer, type OAuthProtectedServer } from '../fixtures/servers/oauth-protected-server.js';
 
 const T = { timeout: 60_000 };
 const EVENT_MS = 15_000;
-/** Where the users' MCP client says it is redirected to, for their login to the gateway: the test reads the code itself. */
-const CLIENT_REDIRECT = 'http://127.0.0.1:1/callback';
-
 function text(result: unknown): string | undefined {
   return ((result as { content?: Array<{ text?: string }> }).content ?? [])[0]?.text;
-}
-
-/** A user's access token for the gateway (`resource`), by authorization code with PKCE, the login driven as a browser would. */
-async function frontToken(as: AuthorizationServer, resource: string, subject: string): Promise<string> {
-  const { client_id: clientId } = await as.registerClient({ redirect_uris: [CLIENT_REDIRECT], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' });
-  const pkce = createPkce();
-  const url = as.authorizationUrl({ clientId, redirectUri: CLIENT_REDIRECT, resource, scope: 'mcp:read', codeChallenge: pkce.challenge });
-  const code = new URL(await as.completeLogin(url, { subject })).searchParams.get('code');
-  assert.ok(code, 'the login gives a code');
-  return (await as.exchangeCode({ clientId }, { code, verifier: pkce.verifier, redirectUri: CLIENT_REDIRECT, resource })).access_token;
 }
 
 /** One user's MCP client: the official SDK client over Streamable HTTP with the user's token, taking URL elicitations. */
@@ -135,8 +123,8 @@ describe('a team gateway: each user of the OAuth front logs in to the remote mem
       const nothingWaits = await send(`${redirectUri}?code=x&state=y`, { method: 'GET' });
       assert.equal(nothingWaits.status, 404, 'no login waits: the path is not served');
 
-      const alice = await connectUser(resource, await frontToken(as, resource, 'alice'), () => stderr);
-      const bob = await connectUser(resource, await frontToken(as, resource, 'bob'), () => stderr);
+      const alice = await connectUser(resource, await userToken(as, resource, 'alice'), () => stderr);
+      const bob = await connectUser(resource, await userToken(as, resource, 'bob'), () => stderr);
       users.push(alice, bob);
       assert.match(text(await alice.client.callTool({ name: 'local__hello', arguments: {} })) ?? '', /hello/);
       const aliceLogin = await loginAsked(alice, as);
