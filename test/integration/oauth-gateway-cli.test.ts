@@ -6,18 +6,18 @@
 // elicitations, else -32000 with the URL and the login command); once the person logged in, the
 // client hears `tools/list_changed` (and the elicitation complete), and the remote tools work.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { startAuthorizationServer, type AuthorizationServer } from '../helpers/authorization-server.js';
+import type { AuthorizationServer } from '../helpers/authorization-server.js';
 import { withTimeout } from '../helpers/client.js';
+import { startOAuthRemote, type OAuthRemote } from '../helpers/oauth-remote.js';
 import { referenceEntry } from '../helpers/gateway.js';
 import { proxyEnv, proxyMain } from '../helpers/targets.js';
-import { startOAuthProtectedServer, type OAuthProtectedServer } from '../fixtures/servers/oauth-protected-server.js';
+import type { OAuthProtectedServer } from '../fixtures/servers/oauth-protected-server.js';
 
 const T = { timeout: 60_000 };
 const EVENT_MS = 15_000;
@@ -47,19 +47,15 @@ class Notifications {
 }
 
 describe('mcp-chain serve: a gateway whose remote member needs a login (real CLI, SDK client, oidc-provider)', T, () => {
+  let fixture: OAuthRemote | undefined;
   let as: AuthorizationServer;
   let remote: OAuthProtectedServer;
   let dir: string;
   before(async () => {
-    as = await startAuthorizationServer();
-    remote = await startOAuthProtectedServer({ issuer: as.issuer, jwksUri: as.jwksUri });
-    dir = mkdtempSync(join(tmpdir(), 'mcp-chain-oauth-gateway-'));
+    fixture = await startOAuthRemote('mcp-chain-oauth-gateway-');
+    ({ as, remote, dir } = fixture);
   });
-  after(async () => {
-    await remote.close();
-    await as.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => fixture?.close());
 
   /** The gateway of a fresh config (its own token store: no login yet), and an SDK client with `capabilities` connected to it. */
   async function serve(name: string, capabilities: Record<string, unknown>): Promise<{ client: Client; notifications: Notifications; stderr: () => string }> {

@@ -7,84 +7,43 @@
 // grant asks for a new login (-32042 to a client that takes URL elicitations, completed when the
 // person logged in again). The token file is 0600; no token, code or secret reaches stderr.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { startAuthorizationServer, type AuthorizationServer } from '../helpers/authorization-server.js';
+import type { AuthorizationServer } from '../helpers/authorization-server.js';
 import { withTimeout } from '../helpers/client.js';
+import { startOAuthRemote, type OAuthRemote } from '../helpers/oauth-remote.js';
+import { StderrWatch } from '../helpers/stderr-watch.js';
+import { storedTokens } from '../helpers/stored-logins.js';
 import { proxyEnv, proxyMain } from '../helpers/targets.js';
-import { startOAuthProtectedServer, type OAuthProtectedServer } from '../fixtures/servers/oauth-protected-server.js';
+import type { OAuthProtectedServer } from '../fixtures/servers/oauth-protected-server.js';
 
 const T = { timeout: 60_000 };
 const EVENT_MS = 15_000;
-
-interface StoredTokens {
-  accessToken: string;
-  refreshToken?: string;
-}
-
-/** The one login the store file holds. */
-function storedTokens(file: string): StoredTokens {
-  const store = JSON.parse(readFileSync(file, 'utf8')) as { logins: Record<string, Record<string, { tokens: StoredTokens }>> };
-  const logins = Object.values(store.logins).flatMap((byPrincipal) => Object.values(byPrincipal));
-  assert.equal(logins.length, 1, 'one login kept');
-  const [login] = logins;
-  assert.ok(login);
-  return login.tokens;
-}
 
 function text(result: unknown): string | undefined {
   return ((result as { content?: Array<{ text?: string }> }).content ?? [])[0]?.text;
 }
 
-/** The gateway's stderr, and a wait for a pattern in it. */
-class Stderr {
-  text = '';
-  readonly #waiters = new Set<{ pattern: RegExp; from: number; resolve: (match: RegExpExecArray) => void }>();
-
-  push(chunk: Buffer): void {
-    this.text += chunk.toString('utf8');
-    for (const waiter of [...this.#waiters]) {
-      const match = waiter.pattern.exec(this.text.slice(waiter.from));
-      if (match) {
-        this.#waiters.delete(waiter);
-        waiter.resolve(match);
-      }
-    }
-  }
-
-  /** The first match of `pattern` in what comes from now on (or since `from`). */
-  waitFor(pattern: RegExp, from = this.text.length): Promise<RegExpExecArray> {
-    const match = pattern.exec(this.text.slice(from));
-    if (match) return Promise.resolve(match);
-    return withTimeout(new Promise((resolve) => this.#waiters.add({ pattern, from, resolve })), EVENT_MS, () => `${String(pattern)} on the gateway's stderr: ${this.text}`);
-  }
-}
-
 describe('mcp-chain serve: a remote server with an oauth key (real CLI, SDK client, oidc-provider)', T, () => {
+  let fixture: OAuthRemote | undefined;
   let as: AuthorizationServer;
   let remote: OAuthProtectedServer;
   let dir: string;
   before(async () => {
-    as = await startAuthorizationServer();
-    remote = await startOAuthProtectedServer({ issuer: as.issuer, jwksUri: as.jwksUri });
-    dir = mkdtempSync(join(tmpdir(), 'mcp-chain-oauth-cli-'));
+    fixture = await startOAuthRemote('mcp-chain-oauth-cli-');
+    ({ as, remote, dir } = fixture);
   });
-  after(async () => {
-    await remote.close();
-    await as.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => fixture?.close());
 
   test('login URL on stderr; after the login the tools work as the person; an expired token is refreshed; a revoked grant asks for a new login (-32042, completed); the token file is 0600; no secret on stderr', T, async () => {
     const config = join(dir, 'mcp-chain.config.json');
     const tokenStore = join(dir, 'tokens.json');
     writeFileSync(config, JSON.stringify({ mcpServers: { remote: { url: remote.url, oauth: { openBrowser: false } } } }));
-    const stderr = new Stderr();
+    const stderr = new StderrWatch("the gateway's stderr");
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [proxyMain, 'serve', config],

@@ -6,8 +6,7 @@
 // grant answered with a new login as a URL elicitation (-32042) that completes; a step-up for a
 // call that needs more scope (403 insufficient_scope).
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { oauthAuthorizer } from '../../src/auth/client/oauth-authorizer.js';
@@ -15,31 +14,19 @@ import { chain } from '../../src/chain/chain.js';
 import { McpError } from '../../src/errors/mcp-error.js';
 import { harness, type Harness } from '../../src/testing/harness.js';
 import { http } from '../../src/upstream/http/http.js';
-import { startAuthorizationServer, type AuthorizationServer } from '../helpers/authorization-server.js';
+import type { AuthorizationServer } from '../helpers/authorization-server.js';
 import { withTimeout } from '../helpers/client.js';
-import { startOAuthProtectedServer, type OAuthProtectedServer } from '../fixtures/servers/oauth-protected-server.js';
+import { startOAuthRemote, type OAuthRemote } from '../helpers/oauth-remote.js';
+import type { OAuthProtectedServer } from '../fixtures/servers/oauth-protected-server.js';
+import { storedTokens } from '../helpers/stored-logins.js';
 import { CaptureLogger } from './_capture-logger.js';
 
 const T = { timeout: 60_000 };
 const EVENT_MS = 15_000;
 const CLIENT = { name: 'oauth-upstream-login-test', version: '1.0.0' };
 
-interface StoreFile {
-  logins: Record<string, Record<string, { tokens: { accessToken: string; refreshToken?: string; expiresAt?: number } }>>;
-}
-
 function text(result: Record<string, unknown>): string | undefined {
   return (result.content as Array<{ text?: string }> | undefined)?.[0]?.text;
-}
-
-/** The one login the store file holds. */
-function storedTokens(file: string): { accessToken: string; refreshToken?: string; expiresAt?: number } {
-  const store = JSON.parse(readFileSync(file, 'utf8')) as StoreFile;
-  const logins = Object.values(store.logins).flatMap((byPrincipal) => Object.values(byPrincipal));
-  assert.equal(logins.length, 1, 'one login kept');
-  const [login] = logins;
-  assert.ok(login);
-  return login.tokens;
 }
 
 /** No secret of the store, nor the authorization code, in what was logged. */
@@ -53,19 +40,15 @@ function codeOf(redirect: string): string | undefined {
 }
 
 describe('the gateway as an OAuth client of a remote server (in-process)', T, () => {
+  let fixture: OAuthRemote | undefined;
   let as: AuthorizationServer;
   let remote: OAuthProtectedServer;
   let dir: string;
   before(async () => {
-    as = await startAuthorizationServer();
-    remote = await startOAuthProtectedServer({ issuer: as.issuer, jwksUri: as.jwksUri });
-    dir = mkdtempSync(join(tmpdir(), 'mcp-chain-oauth-upstream-'));
+    fixture = await startOAuthRemote('mcp-chain-oauth-upstream-');
+    ({ as, remote, dir } = fixture);
   });
-  after(async () => {
-    await remote.close();
-    await as.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => fixture?.close());
 
   test('http({ oauth }): the first initialize answers -32000 with the login URL; once the person logged in, the session is served as them; the token file is 0600; nothing secret logged', T, async () => {
     const tokenStore = join(dir, 'wiring.json');

@@ -8,60 +8,27 @@
 // or secret reaches stderr.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { startAuthorizationServer, type AuthorizationServer } from '../helpers/authorization-server.js';
+import type { AuthorizationServer } from '../helpers/authorization-server.js';
 import { withTimeout } from '../helpers/client.js';
+import { startOAuthRemote, type OAuthRemote } from '../helpers/oauth-remote.js';
 import { freePort } from '../helpers/http.js';
+import { StderrWatch } from '../helpers/stderr-watch.js';
+import { storedLogins } from '../helpers/stored-logins.js';
 import { proxyEnv, proxyMain } from '../helpers/targets.js';
-import { startOAuthProtectedServer, type OAuthProtectedServer } from '../fixtures/servers/oauth-protected-server.js';
+import type { OAuthProtectedServer } from '../fixtures/servers/oauth-protected-server.js';
 
 const T = { timeout: 60_000 };
 const EVENT_MS = 15_000;
 
-interface StoredTokens {
-  accessToken: string;
-  refreshToken?: string;
-}
-
-/** Every login the store file holds. */
-function storedLogins(file: string): Array<{ tokens: StoredTokens; clientId: string }> {
-  const store = JSON.parse(readFileSync(file, 'utf8')) as { logins: Record<string, Record<string, { tokens: StoredTokens; clientId: string }>> };
-  return Object.values(store.logins).flatMap((byPrincipal) => Object.values(byPrincipal));
-}
-
 function text(result: unknown): string | undefined {
   return ((result as { content?: Array<{ text?: string }> }).content ?? [])[0]?.text;
-}
-
-/** A child's stderr, and a wait for a pattern in it. */
-class Stderr {
-  text = '';
-  readonly #waiters = new Set<{ pattern: RegExp; from: number; resolve: (match: RegExpExecArray) => void }>();
-
-  push(chunk: Buffer | string): void {
-    this.text += chunk.toString();
-    for (const waiter of [...this.#waiters]) {
-      const match = waiter.pattern.exec(this.text.slice(waiter.from));
-      if (match) {
-        this.#waiters.delete(waiter);
-        waiter.resolve(match);
-      }
-    }
-  }
-
-  /** The first match of `pattern` in what comes from now on (or since `from`). */
-  waitFor(pattern: RegExp, from = this.text.length): Promise<RegExpExecArray> {
-    const match = pattern.exec(this.text.slice(from));
-    if (match) return Promise.resolve(match);
-    return withTimeout(new Promise((resolve) => this.#waiters.add({ pattern, from, resolve })), EVENT_MS, () => `${String(pattern)} on stderr: ${this.text}`);
-  }
 }
 
 /**
@@ -100,19 +67,15 @@ function literal(text: string): string {
 }
 
 describe('mcp-chain --url <remote> --oauth (real CLI, SDK client, oidc-provider)', T, () => {
+  let fixture: OAuthRemote | undefined;
   let as: AuthorizationServer;
   let remote: OAuthProtectedServer;
   let dir: string;
   before(async () => {
-    as = await startAuthorizationServer();
-    remote = await startOAuthProtectedServer({ issuer: as.issuer, jwksUri: as.jwksUri });
-    dir = mkdtempSync(join(tmpdir(), 'mcp-chain-oauth-proxy-'));
+    fixture = await startOAuthRemote('mcp-chain-oauth-proxy-');
+    ({ as, remote, dir } = fixture);
   });
-  after(async () => {
-    await remote.close();
-    await as.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => fixture?.close());
 
   const env = (tokenStore: string): Record<string, string> => ({
     PATH: process.env.PATH ?? '',
@@ -137,7 +100,7 @@ describe('mcp-chain --url <remote> --oauth (real CLI, SDK client, oidc-provider)
 
     // The login, in a terminal: the URL on stderr, the browser played by the test.
     const login = spawn(process.execPath, [proxyMain, 'auth', 'login', '--url', remote.url, ...oauthArgs], { cwd: dir, env: env(tokenStore), stdio: ['ignore', 'pipe', 'pipe'] });
-    const loginErr = new Stderr();
+    const loginErr = new StderrWatch();
     let loginOut = '';
     login.stderr.on('data', (chunk: Buffer) => loginErr.push(chunk));
     login.stdout.setEncoding('utf8').on('data', (chunk: string) => (loginOut += chunk));
@@ -161,7 +124,7 @@ describe('mcp-chain --url <remote> --oauth (real CLI, SDK client, oidc-provider)
 
     // The proxy finds the login under the server's URL.
     const seen = remote.requests.length;
-    const stderr = new Stderr();
+    const stderr = new StderrWatch();
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [proxyMain, '--url', remote.url, ...oauthArgs],
@@ -187,7 +150,7 @@ describe('mcp-chain --url <remote> --oauth (real CLI, SDK client, oidc-provider)
 
   test('no login yet: the first request is answered with the login error naming mcp-chain auth login --url, the URL on stderr; once the person logged in, the same session is served as them', T, async () => {
     const tokenStore = join(dir, 'first-use.json');
-    const stderr = new Stderr();
+    const stderr = new StderrWatch();
     const inner = new StdioClientTransport({ command: process.execPath, args: [proxyMain, '--url', remote.url, '--oauth'], env: env(tokenStore), stderr: 'pipe' });
     inner.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
     const answers = new Map<string | number, (message: JSONRPCMessage) => void>();
@@ -238,7 +201,7 @@ describe('mcp-chain --url <remote> --oauth (real CLI, SDK client, oidc-provider)
     writeFileSync(config, JSON.stringify({ mcpServers: { remote: { url: remote.url, oauth: { openBrowser: false } } } }));
     const elsewhere = join(dir, 'elsewhere');
     mkdirSync(elsewhere);
-    const stderr = new Stderr();
+    const stderr = new StderrWatch();
     const transport = new StdioClientTransport({ command: process.execPath, args: [proxyMain, 'serve', join('..', 'my configs', 'gateway.json')], cwd: elsewhere, env: env(tokenStore), stderr: 'pipe' });
     transport.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
     const mcp = new Client({ name: 'oauth-upstream-proxy-test', version: '1.0.0' });
