@@ -13,13 +13,11 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodeJwt } from 'jose';
-import { jwtVerifier } from '../../src/auth/jwt-verifier.js';
 import { chain } from '../../src/chain/chain.js';
-import { serveHttp, type HttpFront } from '../../src/front/http/serve-http.js';
-import { silentLogger } from '../../src/log/stderr-logger.js';
 import { local } from '../../src/upstream/local.js';
 import { freePort } from '../helpers/http.js';
-import { startAuthorizationServer, type AuthorizationServer } from '../helpers/authorization-server.js';
+import type { AuthorizationServer } from '../helpers/authorization-server.js';
+import { startJwtFront, type JwtFront } from '../helpers/jwt-front.js';
 import { MemoryOAuthProvider } from '../helpers/memory-oauth-provider.js';
 
 const T = { timeout: 60_000 };
@@ -39,36 +37,22 @@ const whoami = local({
 });
 
 describe('the official SDK client logs in to the gateway by itself: discovery, registration, authorization code with PKCE, refresh', () => {
+  let fixture: JwtFront | undefined;
   let as: AuthorizationServer;
-  let front: HttpFront;
   let resource: string;
   let redirect: string;
   /** The gateway's clock, moved forward by the refresh test (the token verifier reads it). */
   let skewMs = 0;
 
   before(async () => {
-    const port = await freePort();
-    resource = `http://127.0.0.1:${port}/mcp`;
+    fixture = await startJwtFront(chain().to(whoami), { now: () => Date.now() + skewMs });
+    ({ as, resource } = fixture);
     // The client's loopback redirect (RFC 8252): the test plays the browser and reads the code
     // from the redirect itself, so nothing has to listen there.
     redirect = `http://127.0.0.1:${await freePort()}/callback`;
-    as = await startAuthorizationServer({ resources: [resource] });
-    front = await serveHttp(chain().to(whoami), {
-      port,
-      oauth: {
-        resource,
-        authorizationServers: [as.issuer],
-        verifier: jwtVerifier({ issuer: as.issuer, audience: resource, jwksUri: as.jwksUri, now: () => Date.now() + skewMs }),
-        requiredScopes: ['mcp:read'],
-      },
-      log: silentLogger,
-    });
   });
 
-  after(async () => {
-    await front?.close();
-    await as?.close();
-  });
+  after(() => fixture?.close());
 
   test('the user refuses the consent: the client gets access_denied at its redirect, no token, and stays refused', T, async () => {
     const provider = new MemoryOAuthProvider(redirect, LOGIN_CLIENT);

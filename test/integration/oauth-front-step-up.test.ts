@@ -9,15 +9,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodeJwt } from 'jose';
-import { jwtVerifier } from '../../src/auth/jwt-verifier.js';
 import { chain } from '../../src/chain/chain.js';
 import { metadataUrl } from '../../src/front/http/oauth-resource.js';
-import { serveHttp, type HttpFront } from '../../src/front/http/serve-http.js';
-import { silentLogger } from '../../src/log/stderr-logger.js';
 import { INSUFFICIENT_SCOPE, requireScopes } from '../../src/middleware/require-scopes/index.js';
 import { local } from '../../src/upstream/local.js';
-import { startAuthorizationServer, type AuthorizationServer } from '../helpers/authorization-server.js';
+import type { AuthorizationServer } from '../helpers/authorization-server.js';
 import { freePort, openSession, send } from '../helpers/http.js';
+import { startJwtFront, type JwtFront } from '../helpers/jwt-front.js';
 import { MemoryOAuthProvider } from '../helpers/memory-oauth-provider.js';
 
 const T = { timeout: 60_000 };
@@ -36,32 +34,18 @@ const tools = local({
 });
 
 describe('scope step-up: 403 insufficient_scope from the gateway, and the SDK client re-authorizing with the larger scope', () => {
+  let fixture: JwtFront | undefined;
   let as: AuthorizationServer;
-  let front: HttpFront;
   let resource: string;
   let redirect: string;
 
   before(async () => {
-    const port = await freePort();
-    resource = `http://127.0.0.1:${port}/mcp`;
+    fixture = await startJwtFront(chain().use(requireScopes({ tools: { deploy: 'mcp:write' }, onMissing: 'refuse' })).to(tools));
+    ({ as, resource } = fixture);
     redirect = `http://127.0.0.1:${await freePort()}/callback`;
-    as = await startAuthorizationServer({ resources: [resource] });
-    front = await serveHttp(chain().use(requireScopes({ tools: { deploy: 'mcp:write' }, onMissing: 'refuse' })).to(tools), {
-      port,
-      oauth: {
-        resource,
-        authorizationServers: [as.issuer],
-        verifier: jwtVerifier({ issuer: as.issuer, audience: resource, jwksUri: as.jwksUri }),
-        requiredScopes: ['mcp:read'],
-      },
-      log: silentLogger,
-    });
   });
 
-  after(async () => {
-    await front?.close();
-    await as?.close();
-  });
+  after(() => fixture?.close());
 
   test('a token without the scope a tool needs: 403 with WWW-Authenticate insufficient_scope (scopes held and needed, resource_metadata) and the JSON-RPC error as the body', T, async () => {
     const token = await as.token({ resource, scope: 'mcp:read' });

@@ -7,11 +7,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { jwtVerifier } from '../../src/auth/jwt-verifier.js';
 import { chain } from '../../src/chain/chain.js';
-import { serveHttp, type HttpFront } from '../../src/front/http/serve-http.js';
+import { serveHttp } from '../../src/front/http/serve-http.js';
 import { silentLogger } from '../../src/log/stderr-logger.js';
 import { local } from '../../src/upstream/local.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../helpers/authorization-server.js';
 import { freePort, send } from '../helpers/http.js';
+import { startJwtFront, type JwtFront } from '../helpers/jwt-front.js';
 
 const T = { timeout: 60_000 };
 
@@ -20,30 +21,16 @@ const whoami = local({
 });
 
 describe('OAuth on the HTTP front, with oidc-provider issuing the tokens', () => {
+  let fixture: JwtFront | undefined;
   let as: AuthorizationServer;
-  let front: HttpFront;
   let resource: string;
 
   before(async () => {
-    const port = await freePort();
-    resource = `http://127.0.0.1:${port}/mcp`;
-    as = await startAuthorizationServer({ resources: [resource, 'http://127.0.0.1:1/other'] });
-    front = await serveHttp(chain().to(whoami), {
-      port,
-      oauth: {
-        resource,
-        authorizationServers: [as.issuer],
-        verifier: jwtVerifier({ issuer: as.issuer, audience: resource, jwksUri: as.jwksUri }),
-        requiredScopes: ['mcp:read'],
-      },
-      log: silentLogger,
-    });
+    fixture = await startJwtFront(chain().to(whoami), { otherResources: ['http://127.0.0.1:1/other'] });
+    ({ as, resource } = fixture);
   });
 
-  after(async () => {
-    await front?.close();
-    await as?.close();
-  });
+  after(() => fixture?.close());
 
   async function connect(token: string): Promise<Client> {
     const client = new Client({ name: 'oauth-test', version: '1.0.0' });
