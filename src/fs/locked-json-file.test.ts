@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { CorruptContentError, LockedJsonFile, LockedJsonFileError } from './locked-json-file.js';
+import { runTsxScript } from './_test/run-tsx-script.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-chain-locked-json-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -91,12 +91,7 @@ describe('LockedJsonFile', () => {
   test('two processes changing it at once: no change is lost', { timeout: 30_000 }, async () => {
     const file = newFile();
     const script = fileURLToPath(new URL('./_test/append-keys.ts', import.meta.url));
-    const run = (prefix: string): Promise<number | null> =>
-      new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', script, file, prefix, '20'], { stdio: ['ignore', 'ignore', 'inherit'] });
-        child.on('error', reject);
-        child.on('exit', resolve);
-      });
+    const run = (prefix: string): Promise<number | null> => runTsxScript(script, [file, prefix, '20']);
     assert.deepEqual(await Promise.all([run('p'), run('q'), add(open(file), 'here').then(() => 0)]), [0, 0, 0]);
     assert.equal(Object.keys((await open(file).read()).keys).length, 41);
   });

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { defaultTokenStorePath, TokenStore, TokenStoreError, type StoredClient, type StoredLogin } from './token-store.js';
+import { runTsxScript } from '../../fs/_test/run-tsx-script.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-chain-token-store-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -132,12 +132,7 @@ describe('TokenStore', () => {
   test('two processes writing at once: no login is lost', { timeout: 30_000 }, async () => {
     const file = storeFile();
     const script = fileURLToPath(new URL('./_test/write-logins.ts', import.meta.url));
-    const run = (prefix: string): Promise<number | null> =>
-      new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', script, file, prefix, '15'], { stdio: ['ignore', 'ignore', 'inherit'] });
-        child.on('error', reject);
-        child.on('exit', resolve);
-      });
+    const run = (prefix: string): Promise<number | null> => runTsxScript(script, [file, prefix, '15']);
     assert.deepEqual(await Promise.all([run('p'), run('q'), new TokenStore(file).setLogin(SERVER, 'here', login('h')).then(() => 0)]), [0, 0, 0]);
     assert.equal((await new TokenStore(file).listLogins()).length, 31);
     assert.equal(statSync(file).mode & 0o777, 0o600);

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { defaultPinStorePath, PinStore, PinStoreError, type SeenTool } from './pin-store.js';
+import { runTsxScript } from '../../fs/_test/run-tsx-script.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-chain-pin-store-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -103,12 +103,7 @@ describe('PinStore', () => {
   test('two processes writing at once: no entry is lost', { timeout: 30_000 }, async () => {
     const file = storeFile();
     const script = fileURLToPath(new URL('./_test/write-pins.ts', import.meta.url));
-    const run = (prefix: string): Promise<number | null> =>
-      new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', script, file, prefix, '25'], { stdio: ['ignore', 'ignore', 'inherit'] });
-        child.on('error', reject);
-        child.on('exit', resolve);
-      });
+    const run = (prefix: string): Promise<number | null> => runTsxScript(script, [file, prefix, '25']);
     assert.deepEqual(await Promise.all([run('p'), run('q'), new PinStore(file).check('ns', [tool('here')]).then(() => 0)]), [0, 0, 0]);
     const names = Object.keys((await new PinStore(file).read()).namespaces.ns ?? {});
     assert.equal(names.length, 51);
