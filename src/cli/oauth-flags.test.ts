@@ -41,7 +41,7 @@ describe('mcp-chain --url <url> with OAuth: its options', () => {
       url: URL_,
       headers: {},
       oauth: { client: { clientId: 'mcp-chain-cli' }, scopes: ['mcp:read', 'mcp:write', 'files'], redirectUri: 'http://127.0.0.1:33418/callback' },
-      loginCommand: `mcp-chain auth login --url ${URL_} --oauth-client-id mcp-chain-cli --oauth-scope 'mcp:read mcp:write files' --oauth-callback-port 33418`,
+      loginCommand: `mcp-chain auth login --url ${URL_} --oauth-client-id=mcp-chain-cli --oauth-scope 'mcp:read mcp:write files' --oauth-callback-port 33418`,
     });
   });
 
@@ -54,7 +54,7 @@ describe('mcp-chain --url <url> with OAuth: its options', () => {
     const flags = oauthFlags({ 'oauth-client-id': 'gw', 'oauth-client-secret-env': 'GW_SECRET' }, { GW_SECRET: 's3cr3t' }, fail);
     assert.deepEqual(flags?.oauth, { client: { clientId: 'gw', clientSecret: 's3cr3t' } });
     const command = urlLoginCommand(URL_, flags?.words ?? []);
-    assert.equal(command, `mcp-chain auth login --url ${URL_} --oauth-client-id gw --oauth-client-secret-env GW_SECRET`);
+    assert.equal(command, `mcp-chain auth login --url ${URL_} --oauth-client-id=gw --oauth-client-secret-env GW_SECRET`);
     assert.ok(!command.includes('s3cr3t'));
   });
 

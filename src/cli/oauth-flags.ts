@@ -76,7 +76,8 @@ export function oauthFlags(values: OptionValues<OAuthFlags>, env: NodeJS.Process
   let client: UpstreamOAuthOptions['client'];
   if (clientId !== undefined) {
     if (clientId.trim() === '') fail('--oauth-client-id needs a client id');
-    words.push('--oauth-client-id', shellWord(clientId));
+    // One word with `=`: a client id may begin with "-", which would read as an option.
+    words.push(`--oauth-client-id=${shellWord(clientId)}`);
     let clientSecret: string | undefined;
     if (secretEnv !== undefined) {
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(secretEnv)) fail(`--oauth-client-secret-env takes the name of an environment variable, got ${secretEnv.slice(0, 40)}`);

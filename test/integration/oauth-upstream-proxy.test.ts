@@ -96,7 +96,8 @@ describe('mcp-chain --url <remote> --oauth (real CLI, SDK client, oidc-provider)
       token_endpoint_auth_method: 'none',
       application_type: 'native',
     });
-    const oauthArgs = ['--oauth-client-id', client.client_id, '--oauth-callback-port', String(port), '--oauth-scope', 'mcp:read,mcp:write'];
+    // `=`: a client id may begin with "-" (oidc-provider's are random base64url).
+    const oauthArgs = [`--oauth-client-id=${client.client_id}`, '--oauth-callback-port', String(port), '--oauth-scope', 'mcp:read,mcp:write'];
 
     // The login, in a terminal: the URL on stderr, the browser played by the test.
     const login = spawn(process.execPath, [proxyMain, 'auth', 'login', '--url', remote.url, ...oauthArgs], { cwd: dir, env: env(tokenStore), stdio: ['ignore', 'pipe', 'pipe'] });
