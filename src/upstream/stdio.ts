@@ -8,6 +8,7 @@ import { StreamTransport } from '../transport/stream-transport.js';
 import { killProcessGroup } from './kill-process-group.js';
 import { trackProcessGroup } from './live-process-groups.js';
 import { LineSplitter } from './line-splitter.js';
+import { jitteredDelay } from './restart-backoff.js';
 import { SessionReplay } from './session-replay.js';
 import { spawnServer, type ServerCommand, type SpawnedServer } from './spawn-server.js';
 import { requestScope, type RequestScope } from '../core/request-scope.js';
@@ -21,8 +22,12 @@ import type { UpstreamStatusListener } from '../core/upstream-status.js';
 export interface StdioOptions extends ServerCommand {
   /** The name in logs; defaults to the command's base name. */
   name?: string;
-  /** Restart backoff after a crash: first delay, factor, cap (ms). Defaults 250, 2, 30 000. */
-  restart?: { initialDelayMs?: number; factor?: number; maxDelayMs?: number };
+  /**
+   * Restart backoff after a crash: first delay, factor, ceiling (ms), defaults 250, 2, 30 000, with
+   * full jitter (each delay a uniform draw up to the backoff, never above the ceiling); `random`
+   * (default `Math.random`, for tests) is the source of the draw.
+   */
+  restart?: { initialDelayMs?: number; factor?: number; maxDelayMs?: number; random?: () => number };
   /**
    * How long each shutdown step (stdin closed, then SIGTERM) waits before the next. Default 1000 ms,
    * so that the whole shutdown fits in the time clients give us (the official SDK sends its own
@@ -43,7 +48,7 @@ export interface StdioOptions extends ServerCommand {
  * An upstream MCP server started as a child process, one per downstream session. Its stdout
  * carries the protocol (lines that are not JSON-RPC are logged and dropped); its stderr is relayed
  * to our log, line by line, with its name. If it crashes, every request in flight fails at once and
- * the next message restarts it (after an exponential backoff), re-initializes it with the client's
+ * the next message restarts it (after an exponential backoff with jitter), re-initializes it with the client's
  * original parameters, and tells it again the log level and resource subscriptions the session had.
  */
 export function stdio(options: StdioOptions): Upstream {
@@ -163,8 +168,8 @@ class StdioConnection implements UpstreamConnection {
 
   async #start(reinitialize: boolean): Promise<Peer> {
     if (this.#crashes > 0) {
-      const { initialDelayMs = 250, factor = 2, maxDelayMs = 30_000 } = this.#options.restart ?? {};
-      const delay = Math.min(initialDelayMs * factor ** (this.#crashes - 1), maxDelayMs) - (Date.now() - this.#lastCrash);
+      const { initialDelayMs = 250, factor = 2, maxDelayMs = 30_000, random } = this.#options.restart ?? {};
+      const delay = jitteredDelay({ initialDelayMs, factor, maxDelayMs }, this.#crashes - 1, random) - (Date.now() - this.#lastCrash);
       if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
       this.#log.info('restarting upstream', { attempt: this.#crashes });
     }

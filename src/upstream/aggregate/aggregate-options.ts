@@ -44,6 +44,26 @@ export interface AggregateOptions {
     readonly loginDelayMs?: number;
     readonly loginWindowMs?: number;
   };
+  /**
+   * The circuit breaker of a member that is up but keeps failing calls (its connection breaks,
+   * HTTP 5xx, timeouts; not errors the server itself answers, such as -32602, nor tool results
+   * with `isError`): after `failureThreshold` failures in a row (default 5) its calls fail at once
+   * with -32000 `Server "<name>" is unavailable: circuit open after N failures (last: <cause>)`,
+   * data `{ server, reason, retryInMs }`, for `openMs` (default 1 000); then one call probes it:
+   * an answer closes the circuit, a failure opens it again for `factor` (default 2) times longer,
+   * up to `maxOpenMs` (default 30 000). Per session; a member that goes down and comes back starts
+   * closed. `false`: no breaker.
+   */
+  readonly breaker?:
+    | false
+    | {
+        readonly failureThreshold?: number;
+        readonly openMs?: number;
+        readonly factor?: number;
+        readonly maxOpenMs?: number;
+        /** The breaker's clock (tests). Default `Date.now`. */
+        readonly now?: () => number;
+      };
   /** Where the aggregate logs what it does not log to a session (member changes at `update`). */
   readonly log?: Logger;
 }

@@ -6,6 +6,7 @@ import type { Upstream, UpstreamConnection } from '../../core/upstream.js';
 import { AggregateConnection, type ConnectionSettings } from './aggregate-connection.js';
 import type { AggregateMember, AggregateOptions } from './aggregate-options.js';
 import { CursorCodec } from './cursor-codec.js';
+import type { RetryPolicy } from './member-link.js';
 import { DEFAULT_NAMING } from './names.js';
 
 /**
@@ -54,6 +55,7 @@ export class Aggregate implements Upstream {
         pingTimeoutMs: retry.pingTimeoutMs ?? 10_000,
         loginDelayMs: retry.loginDelayMs ?? 1000,
         loginWindowMs: retry.loginWindowMs ?? 15 * 60_000,
+        ...breakerOf(options.breaker),
       },
       serverInfo: { ...(options.serverInfo ?? { name: 'mcp-chain', version: '0.0.0' }) },
     };
@@ -90,6 +92,12 @@ export class Aggregate implements Upstream {
   async close(): Promise<void> {
     await Promise.all(this.#members.map((member) => member.upstream.close?.()));
   }
+}
+
+function breakerOf(options: AggregateOptions['breaker']): Pick<RetryPolicy, 'breaker' | 'now'> {
+  if (options === false) return {};
+  const { failureThreshold = 5, openMs = 1000, factor = 2, maxOpenMs = 30_000, now } = options ?? {};
+  return { breaker: { failureThreshold, openMs, factor, maxOpenMs }, now };
 }
 
 function checkedMembers(members: readonly AggregateMember[]): readonly AggregateMember[] {

@@ -11,6 +11,7 @@ import type { SessionInfo } from '../../core/session-info.js';
 import type { UpstreamConnection } from '../../core/upstream.js';
 import { URL_ELICITATION_REQUIRED } from '../http/session-auth.js';
 import type { AggregateMember } from './aggregate-options.js';
+import { CircuitBreaker, type BreakerPolicy } from './circuit-breaker.js';
 
 /** How a member that is down is tried again. */
 export interface RetryPolicy {
@@ -26,6 +27,10 @@ export interface RetryPolicy {
   readonly loginDelayMs: number;
   /** For how long after it went down for a login it is tried that often; then with backoff. */
   readonly loginWindowMs: number;
+  /** The circuit breaker of calls to a member that is up but keeps failing; undefined: none. */
+  readonly breaker?: BreakerPolicy | undefined;
+  /** The clock of the breaker (tests); default `Date.now`. */
+  readonly now?: (() => number) | undefined;
 }
 
 /** What a link tells the connection it belongs to. */
@@ -79,6 +84,8 @@ export class MemberLink {
   /** A login completed while a probe was out: another goes at once after it. */
   #probeAgain = false;
   readonly #unsubscribe: () => void;
+  /** Fails calls fast while the member, up, keeps failing them (see `RetryPolicy.breaker`). */
+  readonly #breaker: CircuitBreaker | undefined;
 
   constructor(
     member: AggregateMember,
@@ -92,6 +99,7 @@ export class MemberLink {
     this.prefix = prefix;
     this.#events = events;
     this.#retry = retry;
+    this.#breaker = retry.breaker ? new CircuitBreaker(retry.breaker, retry.now) : undefined;
     this.log = session.log.child({ server: member.name });
     const info: SessionInfo = Object.create(session, {
       log: { value: this.log, enumerable: true },
@@ -164,6 +172,44 @@ export class MemberLink {
    */
   request(message: McpMessage, scope: RequestScope): Promise<Result> {
     if (this.#state === 'down' || this.#state === 'closed') return Promise.reject(this.unavailable());
+    const breaker = this.#breaker;
+    if (breaker === undefined) return this.#send(message, scope);
+    const admission = breaker.admit();
+    if (!admission.admitted) {
+      const reason = `circuit open after ${admission.failures} failures (last: ${admission.lastFailure})`;
+      return Promise.reject(new McpError(ErrorCode.ConnectionClosed, `Server "${this.name}" is unavailable: ${reason}`, {
+        server: this.name,
+        reason,
+        retryInMs: admission.retryInMs,
+      }));
+    }
+    const { probe } = admission;
+    if (probe) this.log.info(`server "${this.name}": circuit half-open, one call probes it`);
+    return this.#send(message, scope).then(
+      (result) => {
+        if (probe || breaker.failures > 0) this.#closeCircuit(breaker, probe);
+        return result;
+      },
+      (error: unknown) => {
+        if ((scope.cancel ?? scope.signal).aborted) breaker.released(probe);
+        else if (isMemberFailure(error)) {
+          const was = breaker.state;
+          breaker.failed(reasonOf(error), probe);
+          if (was !== 'open' && breaker.state === 'open') this.log.warn(`server "${this.name}": circuit open after ${breaker.failures} failures (last: ${reasonOf(error)})`);
+        } else this.#closeCircuit(breaker, probe);
+        throw error;
+      },
+    );
+  }
+
+  /** A call the member answered (a result, or an error of its own): the breaker's count starts again. */
+  #closeCircuit(breaker: CircuitBreaker, probe: boolean): void {
+    const was = breaker.state;
+    breaker.succeeded(probe);
+    if (was !== 'closed' && breaker.state === 'closed') this.log.info(`server "${this.name}": circuit closed`);
+  }
+
+  #send(message: McpMessage, scope: RequestScope): Promise<Result> {
     const timeout = this.member.timeoutMs;
     if (timeout === undefined) return this.connection.request(message, scope);
     return this.#bounded(message, scope, timeout, message.method);
@@ -277,6 +323,7 @@ export class MemberLink {
     this.#login = undefined;
     this.#loginSince = undefined;
     this.#failures = 0;
+    this.#breaker?.reset();
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.log.info(`server "${this.name}" is back`);
@@ -379,6 +426,19 @@ export class MemberLink {
 function reasonOf(error: unknown): string {
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return error.message.replace(/^Server "[^"]*" /, '');
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Whether a call's error is the member's failure (for the breaker): its connection closed or broke
+ * (-32000, an HTTP 5xx or no answer at all) or the call timed out (-32001). Not: an error the
+ * server itself answered (-32602 and the like), an HTTP 4xx, or a login it asks for.
+ */
+function isMemberFailure(error: unknown): boolean {
+  if (!(error instanceof McpError) || loginErrorOf(error) !== undefined) return false;
+  if (error.code === ErrorCode.RequestTimeout) return true;
+  if (error.code !== ErrorCode.ConnectionClosed) return false;
+  const status = isJsonObject(error.data) ? error.data.status : undefined;
+  return typeof status !== 'number' || status >= 500;
 }
 
 /**
