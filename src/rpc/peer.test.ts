@@ -206,3 +206,29 @@ describe('Peer: initialize', () => {
     assert.deepEqual(b.wire.map((m) => (m as { method?: string }).method), ['initialize']);
   });
 });
+
+describe('Peer: stray traffic from the other side (single faults)', () => {
+  test('responses for ids it never sent and cancellations of unknown or answered ids are dropped with a debug line, never answered, and the next message is served', async () => {
+    const [ta, tb] = MemoryTransport.pair();
+    const { log, lines, logged } = debugLog();
+    const a = new Peer(ta, { request: () => Promise.resolve({ ok: true }), notification: () => undefined, closed: () => undefined }, { log, answerInvalid: false });
+    const wire: unknown[] = [];
+    tb.onmessage = (value) => wire.push(value);
+    await Promise.all([a.start(), tb.start()]);
+    const first = a.request({ method: 'tools/list' });
+    tb.send({ jsonrpc: '2.0', id: 1, result: { tools: [] } });
+    assert.deepEqual(await first, { tools: [] });
+    wire.length = 0;
+    tb.send({ jsonrpc: '2.0', id: 1, result: { again: true } });
+    tb.send({ jsonrpc: '2.0', id: 'nobody-asked', error: { code: -32603, message: 'stray' } });
+    tb.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 424242 } });
+    tb.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'x' } });
+    await logged('ignored a cancellation');
+    tb.send({ jsonrpc: '2.0', id: 'next', method: 'tools/call' });
+    await withDeadline(new Promise<void>((resolve) => (wire.length > 0 ? resolve() : (tb.onmessage = (value) => { wire.push(value); resolve(); }))), { what: 'the answer to the next request' });
+    assert.deepEqual(wire, [{ jsonrpc: '2.0', id: 'next', result: { ok: true } }]);
+    assert.equal(lines.filter((line) => line.startsWith('dropped a response to no request in flight')).length, 2);
+    assert.equal(a.pendingCount, 0);
+    await a.close();
+  });
+});

@@ -85,6 +85,8 @@ interface Pending {
 interface Incoming {
   cancel: CancelScope;
   cancelled: boolean;
+  /** False for `initialize`, which the spec forbids cancelling: a cancellation of it is ignored. */
+  cancellable: boolean;
 }
 
 type Reply = (response: JsonRpcResponse | undefined) => void;
@@ -280,7 +282,7 @@ export class Peer {
       reply(resultResponse(id, {}));
       return;
     }
-    const incoming: Incoming = { cancel: new CancelScope(), cancelled: false };
+    const incoming: Incoming = { cancel: new CancelScope(), cancelled: false, cancellable: message.method !== 'initialize' };
     this.#incoming.set(id, incoming);
     const scope: IncomingScope = { id, cancel: incoming.cancel, progressToken: progressTokenOf(message.params), related };
     const mcpMessage: McpMessage = message.params === undefined
@@ -320,10 +322,13 @@ export class Peer {
     if (message.method === 'notifications/cancelled') {
       const requestId = message.params?.requestId;
       const incoming = typeof requestId === 'string' || typeof requestId === 'number' ? this.#incoming.get(requestId) : undefined;
-      if (incoming) {
+      if (incoming?.cancellable) {
         incoming.cancelled = true;
         const reason = typeof message.params?.reason === 'string' ? message.params.reason : 'Cancelled by the other side';
         incoming.cancel.abort(new CancelledError(reason));
+      } else {
+        // Unknown, already answered, or initialize (which must not be cancelled): nothing to do.
+        this.#options.log.debug('ignored a cancellation of no cancellable request in flight', { requestId: String(requestId) });
       }
       return;
     }

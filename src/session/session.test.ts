@@ -492,3 +492,57 @@ describe('Session: the identity of its client', () => {
     await anonymous.close();
   });
 });
+
+describe('Session: single faults (stray responses, unknown cancellations, a cancelled initialize)', () => {
+  test('responses for ids nobody asked and cancellations of unknown or answered ids are dropped unanswered, and the next request is served', async () => {
+    const h = await harness(server());
+    const answered = await h.call('tools/list', undefined, 'done');
+    assert.ok('result' in answered);
+    const before = h.received.length;
+    h.send({ jsonrpc: '2.0', id: 'nobody-asked', result: {} });
+    h.send({ jsonrpc: '2.0', id: 987654, error: { code: -32603, message: 'stray' } });
+    h.notify('notifications/cancelled', { requestId: 'never-sent', reason: 'stray' });
+    h.notify('notifications/cancelled', { requestId: 'done' });
+    h.notify('notifications/cancelled', {});
+    // Messages are read in order: once ping is answered, any answer to the strays would have come.
+    assert.deepEqual(await h.request('ping'), {});
+    assert.ok('result' in (await h.call('tools/call', { name: 'echo', arguments: { text: 'still here' } })));
+    assert.equal(h.received.length, before + 2, `only ping and the call were answered: ${JSON.stringify(h.received.slice(before))}`);
+    await h.close();
+  });
+
+  test('a client cancelling initialize is ignored (the spec forbids it): initialize is answered once and the session works', async () => {
+    const release = deferred();
+    const reached = deferred();
+    const inner = server();
+    const held: Upstream = {
+      connect(downstream, info) {
+        const connection = inner.connect(downstream, info);
+        return {
+          request: async (message, scope) => {
+            if (message.method === 'initialize') {
+              reached.resolve();
+              await release.promise;
+            }
+            return connection.request(message, scope);
+          },
+          notify: (message) => connection.notify(message),
+          close: () => connection.close(),
+        };
+      },
+    };
+    const h = await harness(held, { initialize: false });
+    const initialize = h.call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } }, 'init');
+    await reached.promise;
+    h.notify('notifications/cancelled', { requestId: 'init', reason: 'changed my mind' });
+    // Read in order: once ping is answered, the cancellation has been handled.
+    assert.deepEqual(await h.request('ping'), {});
+    release.resolve();
+    const reply = await initialize;
+    assert.equal((reply.result as { protocolVersion: string }).protocolVersion, '2025-11-25');
+    h.notify('notifications/initialized');
+    assert.ok('result' in (await h.call('tools/call', { name: 'echo', arguments: { text: 'ok' } })));
+    assert.equal(h.received.filter((m) => (m as { id?: unknown }).id === 'init').length, 1, 'initialize answered exactly once');
+    await h.close();
+  });
+});
