@@ -163,4 +163,83 @@ describe('filter', () => {
     assert.equal((await changed).method, 'notifications/tools/list_changed');
     await h.close();
   });
+
+  describe('resource uris are judged in normal form; the upstream gets the uri as sent', () => {
+    const BYPASSES = [
+      'file:///allowed/../etc/passwd',
+      'file:///allowed/%2e%2e/etc/passwd',
+      'file:///allowed/.%2E/etc/passwd',
+      'FILE:///allowed/..%2Fetc/passwd',
+      'file:///allowed/..%2fetc/passwd',
+      'file:///allowed/..%5Cetc/passwd',
+      'file:///allowed\\..\\etc\\passwd',
+      'file://localhost/allowed/../etc/passwd',
+      'file:/allowed/x/../../etc/passwd',
+    ];
+    const files = (): ReturnType<typeof scripted> =>
+      scripted({
+        'resources/list': () => ({ resources: [{ uri: 'file:///allowed/a.txt', name: 'a' }, { uri: 'file:///etc/passwd', name: 'passwd' }] }),
+        'resources/read': (params) => ({ contents: [{ uri: String(params.uri), text: 'content' }] }),
+        'resources/subscribe': () => ({}),
+      });
+    const forwarded = (upstream: ReturnType<typeof scripted>, method: string): unknown[] =>
+      upstream.received.filter((m) => m.method === method).map((m) => m.params?.uri);
+
+    test('an allow rule: every spelling that leaves the allowed tree is refused for read and subscribe, and never reaches the upstream', async () => {
+      const upstream = files();
+      const h = await harness(chain().use(filter({ resources: { allow: ['file:///allowed/*'] } })).to(upstream));
+      for (const uri of BYPASSES) {
+        for (const method of ['resources/read', 'resources/subscribe'] as const) {
+          const response = await h.call(method, { uri });
+          assert.deepEqual(response.error, { code: ErrorCode.ResourceNotFound, message: `Resource not found: ${uri}`, data: { uri } }, `${method} ${uri}`);
+        }
+      }
+      assert.deepEqual(forwarded(upstream, 'resources/read'), []);
+      assert.deepEqual(forwarded(upstream, 'resources/subscribe'), []);
+      await h.close();
+    });
+
+    test('an allow rule: allowed uris still work, in any spelling, and reach the upstream exactly as the client sent them', async () => {
+      const upstream = files();
+      const h = await harness(chain().use(filter({ resources: { allow: ['file:///allowed/*'] } })).to(upstream));
+      const allowed = ['file:///allowed/a.txt', 'FILE:///allowed/%61.txt', 'file://localhost/allowed/./a.txt', 'file:///allowed/x/../a.txt', 'file:///allowed/a%2Fb'];
+      for (const uri of allowed) {
+        assert.deepEqual((await h.request('resources/read', { uri })).contents, [{ uri, text: 'content' }]);
+        assert.deepEqual(await h.request('resources/subscribe', { uri }), {});
+      }
+      assert.deepEqual(forwarded(upstream, 'resources/read'), allowed);
+      assert.deepEqual(forwarded(upstream, 'resources/subscribe'), allowed);
+      assert.deepEqual(names((await h.request('resources/list')).resources), ['a']);
+      await h.close();
+    });
+
+    test('a deny rule, by uri or by name: every spelling of the denied resource is refused', async () => {
+      for (const deny of [['file:///etc/*'], ['passwd']]) {
+        const upstream = files();
+        const h = await harness(chain().use(filter({ resources: { deny } })).to(upstream));
+        for (const uri of ['file:///etc/passwd', 'FILE:///etc/passwd', 'file:///etc/%70asswd', 'file:///allowed/../etc/passwd', 'file:////etc/passwd', 'file:///allowed/..%2Fetc/passwd', 'file://localhost/etc/./passwd']) {
+          for (const method of ['resources/read', 'resources/subscribe'] as const) {
+            await assert.rejects(h.request(method, { uri }), { code: ErrorCode.ResourceNotFound }, `${JSON.stringify(deny)} ${method} ${uri}`);
+          }
+        }
+        assert.deepEqual(forwarded(upstream, 'resources/read'), []);
+        assert.ok(await h.request('resources/read', { uri: 'file:///allowed/a.txt' }));
+        await h.close();
+      }
+    });
+
+    test('a listed resource whose uri leaves the allowed tree is hidden; resources/updated is judged by its normal form', async () => {
+      const upstream = scripted({
+        'resources/list': () => ({ resources: [{ uri: 'file:///allowed/a.txt', name: 'a' }, { uri: 'file:///allowed/../etc/passwd', name: 'b' }] }),
+      });
+      const h = await harness(chain().use(filter({ resources: { allow: ['file:///allowed/*'] } })).to(upstream));
+      assert.deepEqual(names((await h.request('resources/list')).resources), ['a']);
+      const updated = h.notification('notifications/resources/updated');
+      await upstream.notify('notifications/resources/updated', { uri: 'file:///allowed/%2e%2e/etc/passwd' });
+      await upstream.notify('notifications/resources/updated', { uri: 'FILE:///allowed/a.txt' });
+      assert.deepEqual((await updated).params, { uri: 'FILE:///allowed/a.txt' });
+      assert.equal(h.notifications('notifications/resources/updated').length, 1);
+      await h.close();
+    });
+  });
 });

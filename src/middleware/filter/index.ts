@@ -10,7 +10,9 @@ import { McpError } from '../../errors/mcp-error.js';
 import type { JsonObject, Reply } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
 import { matchAny } from '../../chain/glob.js';
+import { uriForms } from './normalize-uri.js';
 import { ResourceNames } from './resource-names.js';
+import { uriRule } from './uri-rule.js';
 
 /**
  * Names or globs (`*` any characters, `?` one character). Deny wins over allow; an absent or
@@ -26,7 +28,12 @@ export interface FilterOptions {
   tools?: FilterRule;
   /** Matched against the prompt's name. */
   prompts?: FilterRule;
-  /** Matched against a resource's uri or name, and a resource template's uriTemplate or name. */
+  /**
+   * Matched against a resource's uri or name, and a resource template's uriTemplate or name. A
+   * uri is matched in every form a server could read it as (see `normalizeUri`): denied when any
+   * form is, allowed only when its normal form and its form with `%2F`, `%5C` and `\` read as
+   * `/` both are. Write uri rules in normal form: lower-case scheme and host, no dot segments.
+   */
   resources?: FilterRule;
 }
 
@@ -40,6 +47,12 @@ export interface FilterOptions {
  * lists the session's resources once to learn it (and again after
  * `notifications/resources/list_changed`). A uri expanded from a template is judged by its uri.
  *
+ * Resource uris are judged in normal form (RFC 3986: `.`/`..` segments removed, unreserved
+ * escapes decoded, scheme and host lower-cased, default ports dropped), so
+ * `file:///allowed/../etc/passwd`, `file:///allowed/%2e%2e/etc/passwd` and
+ * `FILE:///allowed/..%2Fetc/passwd` are all refused by `allow: ['file:///allowed/*']`. The
+ * upstream receives the uri as the client sent it.
+ *
  * @example
  * chain()
  *   .use(filter({ tools: { deny: ['delete_*', 'drop_table'] }, resources: { allow: ['file:///docs/*'] } }))
@@ -49,13 +62,21 @@ export function filter(options: FilterOptions = {}): Middleware {
   const tools = rule(options.tools);
   const prompts = rule(options.prompts);
   const resources = rule(options.resources);
+  const uris = uriRule(options.resources ?? {});
   const names = new ResourceNames();
 
   /** A resource request: refused as not found unless its URI (or, where that decides, its name) is visible. */
   async function resource(ctx: Context, next: Next, uri: string): Promise<Reply> {
-    const name = await names.lookup(ctx.session, next, uri);
-    if (!resources.visible([uri, name])) throw new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+    const namesOf = await names.lookup(ctx.session, next);
+    if (!uris.visible(uriForms(uri), namesOf)) throw resourceNotFound(uri);
     return next();
+  }
+
+  /** A listed resource: by its uri's forms, or by the name it is listed under. */
+  function listedVisible(item: JsonObject): boolean {
+    if (typeof item.uri !== 'string') return resources.visible([item.name]);
+    const own = typeof item.name === 'string' ? [item.name] : [];
+    return uris.visible(uriForms(item.uri), () => own);
   }
 
   // Not async: a message it lets through gets next()'s own promise back, at no cost (a refusal
@@ -65,7 +86,8 @@ export function filter(options: FilterOptions = {}): Middleware {
     if (ctx.direction === 'toDownstream') {
       if (ctx.method === 'notifications/resources/list_changed') names.invalidate(ctx.session);
       if (ctx.method === 'notifications/resources/updated' && typeof params.uri === 'string') {
-        if (!resources.visible([params.uri, names.known(ctx.session, params.uri)])) return Promise.resolve(undefined);
+        const session = ctx.session;
+        if (!uris.visible(uriForms(params.uri), (form) => names.known(session, form))) return Promise.resolve(undefined);
       }
       return next();
     }
@@ -76,7 +98,7 @@ export function filter(options: FilterOptions = {}): Middleware {
       case 'prompts/list':
         return next().then((reply) => keep(reply, 'prompts', (prompt) => prompts.visible([prompt.name])));
       case 'resources/list':
-        return next().then((reply) => keep(reply, 'resources', (item) => resources.visible([item.uri, item.name])));
+        return next().then((reply) => keep(reply, 'resources', (item) => listedVisible(item)));
       case 'resources/templates/list':
         return next().then((reply) => keep(reply, 'resourceTemplates', (template) => resources.visible([template.uriTemplate, template.name])));
       case 'tools/call':
@@ -95,8 +117,9 @@ export function filter(options: FilterOptions = {}): Middleware {
       case 'resources/unsubscribe': {
         const uri = params.uri;
         if (typeof uri !== 'string') return next();
-        if (resources.undecided(uri)) return resource(ctx, next, uri);
-        if (!resources.visible([uri])) throw new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+        const verdict = uris.byUri(uriForms(uri));
+        if (verdict === undefined) return resource(ctx, next, uri);
+        if (!verdict) throw resourceNotFound(uri);
         return next();
       }
       default:
@@ -108,8 +131,6 @@ export function filter(options: FilterOptions = {}): Middleware {
 interface Rule {
   /** No key is denied and, when there is an allow list, some key is allowed. Non-strings are no key. */
   visible(keys: readonly unknown[]): boolean;
-  /** Whether a second key (a resource's name) could change the verdict on `key` alone. */
-  undecided(key: string): boolean;
 }
 
 function rule({ allow = [], deny = [] }: FilterRule = {}): Rule {
@@ -121,9 +142,6 @@ function rule({ allow = [], deny = [] }: FilterRule = {}): Rule {
       const strings = keys.filter((key): key is string => typeof key === 'string');
       return !strings.some(denies) && (allowAll || strings.some(allows));
     },
-    undecided(key) {
-      return !denies(key) && (deny.length > 0 || !(allowAll || allows(key)));
-    },
   };
 }
 
@@ -132,6 +150,10 @@ function keep(reply: Reply, key: string, visible: (item: JsonObject) => boolean)
   const items = reply?.[key];
   if (!Array.isArray(items)) return reply;
   return { ...reply, [key]: items.filter((item: unknown) => !isJsonObject(item) || visible(item)) };
+}
+
+function resourceNotFound(uri: string): McpError {
+  return new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
 }
 
 function unknownPrompt(name: unknown): McpError {

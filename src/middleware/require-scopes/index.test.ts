@@ -245,6 +245,47 @@ describe('requireScopes', () => {
     await allowed.close();
   });
 
+  test('a resource uri needs the scopes of every spelling a server could read it as; the upstream gets it as sent', async () => {
+    const upstream = scripted({
+      'resources/read': (params) => ({ contents: [{ uri: String(params.uri), text: 'content' }] }),
+      'resources/subscribe': () => ({}),
+    });
+    const options: RequireScopesOptions = { resources: { 'file:///public/*': [], 'file:///secrets/*': 'secrets:read' }, default: 'admin' };
+    const h = await open(options, oauth('docs'), upstream);
+    const refusedUris = [
+      'file:///public/../secrets/key.txt',
+      'file:///public/%2e%2e/secrets/key.txt',
+      'FILE:///secrets/key.txt',
+      'file:///public/..%2Fsecrets/key.txt',
+      'file:///public/..%2Fother',
+      'file:///public\\..\\other',
+      'file://localhost/secrets/key.txt',
+      'file:////secrets/key.txt',
+    ];
+    for (const uri of refusedUris) {
+      for (const method of ['resources/read', 'resources/subscribe'] as const) {
+        await assert.rejects(h.request(method, { uri }), { code: ErrorCode.ResourceNotFound, message: `Resource not found: ${uri}` }, `${method} ${uri}`);
+      }
+    }
+    const allowedUris = ['file:///public/a.txt', 'FILE:///public/%61.txt', 'file://localhost/public/x/../a.txt', 'file:///public/a%2Fb'];
+    for (const uri of allowedUris) assert.deepEqual((await h.request('resources/read', { uri })).contents, [{ uri, text: 'content' }]);
+    assert.deepEqual(
+      upstream.received.filter((m) => m.method === 'resources/read').map((m) => m.params?.uri),
+      allowedUris,
+    );
+    assert.equal(upstream.received.filter((m) => m.method === 'resources/subscribe').length, 0);
+    await h.close();
+
+    const refused = await open({ ...options, onMissing: 'refuse' }, oauth('docs'), upstream);
+    const uri = 'file:///public/..%2Fsecrets/key.txt';
+    assert.deepEqual((await refused.call('resources/read', { uri })).error, {
+      code: -32004,
+      message: `Insufficient scope: the resource "${uri}" needs the scope "secrets:read"; the caller lacks "secrets:read"`,
+      data: { scopes: ['secrets:read'], uri },
+    });
+    await refused.close();
+  });
+
   test('resource templates by uriTemplate; subscribe checked; resources/updated of a hidden resource does not reach the client', async () => {
     const upstream = scripted({
       'resources/templates/list': () => ({

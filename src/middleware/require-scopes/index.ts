@@ -13,6 +13,7 @@ import { ErrorCode } from '../../errors/error-code.js';
 import { McpError } from '../../errors/mcp-error.js';
 import type { JsonObject, Reply } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
+import { uriForms, uriPatternForms } from '../filter/normalize-uri.js';
 import { insufficientScope, type ScopedKind } from './insufficient-scope.js';
 
 export { INSUFFICIENT_SCOPE, type InsufficientScopeData } from './insufficient-scope.js';
@@ -29,7 +30,13 @@ export interface RequireScopesOptions {
   tools?: Readonly<Record<string, ScopeRequirement>>;
   /** Scopes per prompt, keyed by name or glob, as `tools`. */
   prompts?: Readonly<Record<string, ScopeRequirement>>;
-  /** Scopes per resource, keyed by uri or glob (a resource template by its `uriTemplate`), as `tools`. */
+  /**
+   * Scopes per resource, keyed by uri or glob (a resource template by its `uriTemplate`), as
+   * `tools`. A uri needs the scopes of every form a server could read it as (see `filter`'s
+   * `normalizeUri`): its normal form, its form with `%2F`, `%5C` and `\` read as `/`, and any key
+   * its spelling as sent matches. Write uri keys in normal form (lower-case scheme and host, no
+   * dot segments).
+   */
   resources?: Readonly<Record<string, ScopeRequirement>>;
   /** Scopes for any tool, prompt or resource no key matches. Absent: such items need none. */
   default?: ScopeRequirement;
@@ -90,7 +97,8 @@ export function requireScopes(options: RequireScopesOptions = {}): Middleware {
   const fallback = options.default === undefined ? [] : scopesOf(options.default, 'requireScopes.default');
   const tools = requirements(options.tools, 'tools', fallback);
   const prompts = requirements(options.prompts, 'prompts', fallback);
-  const resources = requirements(options.resources, 'resources', fallback);
+  const resources = uriRequirements(options.resources, fallback);
+  const templates = requirements(options.resources, 'resources', fallback);
   const hide = (options.onMissing ?? 'hide') === 'hide';
   const unscopedAllowed = (options.unscoped ?? 'allow') === 'allow';
 
@@ -156,7 +164,7 @@ export function requireScopes(options: RequireScopesOptions = {}): Middleware {
       case 'resources/list':
         return hide ? next().then((reply) => listed(ctx, reply, 'resources', resources, 'uri')) : next();
       case 'resources/templates/list':
-        return hide ? next().then((reply) => listed(ctx, reply, 'resourceTemplates', resources, 'uriTemplate')) : next();
+        return hide ? next().then((reply) => listed(ctx, reply, 'resourceTemplates', templates, 'uriTemplate')) : next();
       default:
         return next();
     }
@@ -170,6 +178,25 @@ function requirements(table: Readonly<Record<string, ScopeRequirement>> | undefi
   }));
   if (entries.length === 0) return () => fallback;
   return (name) => entries.find((entry) => entry.matches(name))?.scopes ?? fallback;
+}
+
+/**
+ * Resource requirements by uri: the union of what its normal and decoded forms need (the first
+ * key each matches, or `fallback`) and what any key its raw spelling matches needs. Each key
+ * also matches as its own normal form (`uriPatternForms`).
+ */
+function uriRequirements(table: Readonly<Record<string, ScopeRequirement>> | undefined, fallback: readonly string[]): Requirements {
+  const entries: Entry[] = Object.entries(table ?? {}).map(([pattern, scopes]) => ({
+    matches: matchAny(uriPatternForms(pattern)),
+    scopes: scopesOf(scopes, `requireScopes.resources[${JSON.stringify(pattern)}]`),
+  }));
+  if (entries.length === 0) return () => fallback;
+  const first = (form: string): Entry | undefined => entries.find((entry) => entry.matches(form));
+  return (uri) => {
+    const { raw, normal, decoded } = uriForms(uri);
+    const needed = new Set([...(first(normal)?.scopes ?? fallback), ...(first(decoded)?.scopes ?? fallback), ...(first(raw)?.scopes ?? [])]);
+    return [...needed];
+  };
 }
 
 /** A requirement as a list, each scope checked (RFC 6749: no spaces, not empty). */
