@@ -111,6 +111,20 @@ describe('cache', () => {
     await h.close();
   });
 
+  test('resources/updated drops every cached spelling of its uri, and only those', async () => {
+    const { upstream, mw, h } = await setup({});
+    const spellings = ['file:///docs/a', 'FILE:///docs/./a', 'file://localhost/docs/%61', 'file:///docs/x/..%2Fa'];
+    for (const uri of [...spellings, 'file:///docs/b']) await h.request('resources/read', { uri });
+    assert.equal(upstream.count('resources/read'), 5);
+
+    await upstream.notify('notifications/resources/updated', { uri: 'file:///docs/a' });
+    await h.notification('notifications/resources/updated');
+    assert.equal(mw.stats().invalidations, spellings.length);
+    for (const uri of [...spellings, 'file:///docs/b']) await h.request('resources/read', { uri });
+    assert.equal(upstream.count('resources/read'), 5 + spellings.length);
+    await h.close();
+  });
+
   test('list_changed drops the pages of that list (resources: resources and templates), and passes on to the client', async () => {
     const { upstream, h } = await setup({});
     const lists = ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list'] as const;

@@ -12,6 +12,7 @@ import type { SessionInfo } from '../../core/session-info.js';
 import { ChainError } from '../../errors/chain-error.js';
 import type { JsonObject, Reply } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
+import { uriForms } from '../filter/normalize-uri.js';
 import { canonicalJson } from './canonical-json.js';
 import { immutableCopy, type Immutable } from './immutable-copy.js';
 import { LruStore } from './lru-store.js';
@@ -122,7 +123,8 @@ interface Flight {
  *
  * Entries belong to the caller's identity (or session) unless `shared`. They expire after their
  * kind's time to live, and go as soon as `notifications/<kind>/list_changed` (that list's pages) or
- * `notifications/resources/updated` (that uri) passes toward the client; an answer still on its way
+ * `notifications/resources/updated` (that uri, in any spelling of it: `FILE:///a/./b` is
+ * `file:///a/b`) passes toward the client; an answer still on its way
  * when such a notification passes is not kept. A resource changed without a notification (nobody
  * subscribed) is served until it expires. Results from memory are deeply frozen: middleware in
  * front must not change them (none should: they return new objects).
@@ -187,8 +189,18 @@ export function cache(options: CacheOptions = {}): CacheMiddleware {
     }
     const uri = ctx.message.params?.uri;
     if (ctx.method === 'notifications/resources/updated' && typeof uri === 'string') {
-      drop(partition, (kind) => kind === 'resources/read', (subject) => subject === uri);
+      drop(partition, (kind) => kind === 'resources/read', sameResource(uri));
     }
+  }
+
+  /** Whether a cached uri may name the resource `uri` names: spelt alike, or alike in normal or decoded form. */
+  function sameResource(uri: string): (subject: string) => boolean {
+    const updated = uriForms(uri);
+    return (subject) => {
+      if (subject === uri) return true;
+      const cached = uriForms(subject);
+      return cached.normal === updated.normal || cached.decoded === updated.decoded;
+    };
   }
 
   function drop(partition: string, kinds: (kind: string) => boolean, subjects: (subject: string) => boolean): void {
