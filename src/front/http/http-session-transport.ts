@@ -8,7 +8,7 @@ import type { Transport } from '../../transport/transport.js';
 import { Congestion } from './congestion.js';
 import type { EventStore } from './event-store.js';
 import { PostExchange, type ExchangeOptions } from './post-exchange.js';
-import { replay, SSE_HEADERS, SseStream, type SseSession } from './sse-stream.js';
+import { encodeEvent, replay, SSE_HEADERS, SseStream, type SseSession } from './sse-stream.js';
 
 export interface HttpSessionTransportOptions {
   /** The `Mcp-Session-Id`. */
@@ -19,6 +19,8 @@ export interface HttpSessionTransportOptions {
   log: Logger;
   /** Most unrelated messages kept while the client has no stream open for them. Default 1000. */
   maxBacklog?: number;
+  /** Most bytes of them (serialized) kept. Default 8 MiB; the oldest go first. */
+  maxBacklogBytes?: number;
 }
 
 /** The standalone GET stream's name; POST streams are numbered from 1. */
@@ -46,7 +48,11 @@ export class HttpSessionTransport implements Transport {
   /** Exchanges not yet done, oldest first. */
   readonly #live = new Set<PostExchange>();
   readonly #standalone: SseStream;
-  #backlog: JsonRpcMessage[] = [];
+  /** Unrelated messages waiting for a stream, serialized (their size is what memory holds). */
+  #backlog: string[] = [];
+  #backlogBytes = 0;
+  /** Messages dropped from a full backlog since the client last had a stream: it is told. */
+  #backlogLost = 0;
   #streams = 0;
   #closed = false;
   /** Connections whose buffers are full: while any is, the session's upstream is held back. */
@@ -127,6 +133,7 @@ export class HttpSessionTransport implements Transport {
     if (!found) return false;
     res.writeHead(200, { ...SSE_HEADERS, ...headers });
     res.flushHeaders();
+    if (found.lost !== undefined && found.lost > 0) this.#tellLost(res, found.lost);
     replay(res, found.events);
     const stream = found.stream === STANDALONE
       ? this.#standalone
@@ -139,6 +146,20 @@ export class HttpSessionTransport implements Transport {
     res.on('close', () => stream.detach(res));
     if (stream === this.#standalone) this.#flushBacklog();
     return true;
+  }
+
+  /**
+   * A stream resumed from an event the store no longer has: before the replay of what it kept,
+   * a `notifications/message` warning says how many events were lost. It carries no event id
+   * (it is no event of the stream), so a client that drops again resumes from the same place
+   * and is told again.
+   */
+  #tellLost(res: ServerResponse, lost: number): void {
+    this.#options.log.warn('a stream was resumed after events it missed were evicted from the event store', {
+      session: this.#options.id.slice(0, 8),
+      lost,
+    });
+    res.write(encodeEvent('message', JSON.stringify(lostWarning(lost, 'evicted from the event store before the client resumed'))));
   }
 
   send(message: JsonRpcMessage | JsonRpcMessage[], relatedTo?: JsonRpcId): void {
@@ -177,18 +198,31 @@ export class HttpSessionTransport implements Transport {
       open.push(message);
       return;
     }
-    this.#backlog.push(message);
+    const data = serializeMessage(message);
+    this.#backlog.push(data);
+    this.#backlogBytes += data.length;
     const max = this.#options.maxBacklog ?? 1000;
-    if (this.#backlog.length > max) {
-      this.#backlog.shift();
-      this.#options.log.warn('dropped the oldest message waiting for the client to open a stream (backlog full)');
+    const maxBytes = this.#options.maxBacklogBytes ?? 8 * 1024 * 1024;
+    let drop = 0;
+    while (this.#backlog.length - drop > max || (this.#backlogBytes > maxBytes && this.#backlog.length - drop > 1)) {
+      this.#backlogBytes -= this.#backlog[drop]?.length ?? 0;
+      drop += 1;
+    }
+    if (drop > 0) {
+      this.#backlog.splice(0, drop);
+      if (this.#backlogLost === 0) this.#options.log.warn('dropped the oldest messages waiting for the client to open a stream (backlog full)');
+      this.#backlogLost += drop;
     }
   }
 
   #flushBacklog(): void {
     const backlog = this.#backlog;
+    const lost = this.#backlogLost;
     this.#backlog = [];
-    for (const message of backlog) this.#standalone.write(serializeMessage(message));
+    this.#backlogBytes = 0;
+    this.#backlogLost = 0;
+    if (lost > 0) this.#standalone.write(JSON.stringify(lostWarning(lost, 'dropped while the client had no stream open (backlog full)')));
+    for (const data of backlog) this.#standalone.write(data);
   }
 
   /** A POST's connection closed (after its answer, or before). */
@@ -224,8 +258,22 @@ export class HttpSessionTransport implements Transport {
     this.#byId.clear();
     this.#standalone.end();
     this.#backlog = [];
+    this.#backlogBytes = 0;
     this.#options.store?.forget(this.#options.id);
     this.onclose?.();
     return Promise.resolve();
   }
+}
+
+/**
+ * What a client is told when messages meant for it were lost (evicted before it resumed, or
+ * dropped from a full backlog): a `notifications/message` warning from the logger `mcp-chain`,
+ * with the count in `data.lost`.
+ */
+function lostWarning(lost: number, why: string): JsonRpcMessage {
+  return {
+    jsonrpc: '2.0',
+    method: 'notifications/message',
+    params: { level: 'warning', logger: 'mcp-chain', data: { message: `${lost} message(s) were lost: ${why}`, lost } },
+  };
 }
