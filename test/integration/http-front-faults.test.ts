@@ -17,8 +17,34 @@ import { openSession, openStream, send, type OpenStream, type SseEvent } from '.
 
 const server = local({
   name: 'http-front-faults',
-  tools: [{ name: 'echo', handler: (args) => ({ content: [{ type: 'text', text: String(args.text) }] }) }],
+  tools: [
+    { name: 'echo', handler: (args) => ({ content: [{ type: 'text', text: String(args.text) }] }) },
+    {
+      // Progress (so the answer comes on an SSE stream), then the answer once released.
+      name: 'held',
+      handler: async (_args, ctx) => {
+        await ctx.progress(1, 2, 'started');
+        await release.promise;
+        return { content: [{ type: 'text', text: 'released' }] };
+      },
+    },
+    {
+      name: 'chatty',
+      handler: async (_args, ctx) => {
+        for (let i = 1; i <= 3; i += 1) await ctx.progress(i, 3, `step ${i}`);
+        return { content: [{ type: 'text', text: 'said' }] };
+      },
+    },
+  ],
 });
+
+let release = deferred();
+
+function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
 
 /** The last session's downstream, and how the front held its upstream back (pause/resume). */
 const seen = {
@@ -222,6 +248,49 @@ describe('HTTP front: resuming after eviction', () => {
     resumed.close();
     const unknown = await send(front.url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'last-event-id': '9-1' } });
     assert.equal(unknown.status, 400);
+  });
+});
+
+describe('HTTP front: an answer evicted before the client resumed', () => {
+  /** Resolved when an answer to request 10 reaches the event store. */
+  const stored = deferred();
+  class WatchedStore extends MemoryEventStore {
+    override append(session: string, stream: string, event: { id: string; data: string }): void {
+      super.append(session, stream, event);
+      if (event.data.includes('"result"') && event.data.includes('"id":10')) stored.resolve();
+    }
+  }
+  let front: HttpFront;
+  before(async () => {
+    front = await start({ eventStore: new WatchedStore({ maxEventsPerSession: 3 }) });
+  });
+  after(async () => {
+    await front.close();
+  });
+
+  test('is answered with an error when the POST stream is resumed, after the warning: the request gets exactly one answer', async () => {
+    const { headers } = await openSession(front.url);
+    release = deferred();
+    const body = { jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'held', arguments: {}, _meta: { progressToken: 'p' } } };
+    const streamA = await openStream(front.url, { method: 'POST', body, headers });
+    const progress = await nextNote(streamA);
+    assert.equal(progress.method, 'notifications/progress');
+    streamA.close();
+    release.resolve();
+    await withDeadline(stored.promise, { what: 'the answer to 10 in the event store' });
+    // Another call's stream fills the store: the answer to 10 is evicted.
+    const chatty = await send(front.url, { body: { jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'chatty', arguments: {}, _meta: { progressToken: 'q' } } }, headers });
+    assert.equal(chatty.messages.length, 4);
+    const resumed = await openStream(front.url, { headers: { ...headers, 'last-event-id': progress.id ?? '' } });
+    assert.equal(resumed.status, 200);
+    const warning = await nextNote(resumed);
+    assert.equal(warning.level, 'warning');
+    assert.equal((warning.data as { lost: number }).lost, 1);
+    const answer = JSON.parse((await resumed.next()).data) as { id: unknown; error?: { code: number; message: string } };
+    assert.equal(answer.id, 10);
+    assert.equal(answer.error?.code, -32000);
+    assert.match(answer.error?.message ?? '', /lost/);
+    await assert.rejects(resumed.next(), /the stream ended/, 'the stream is over: its request is answered');
   });
 });
 

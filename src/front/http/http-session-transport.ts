@@ -6,7 +6,7 @@ import { errorResponse, type JsonRpcId, type JsonRpcMessage, type JsonRpcRespons
 import { serializeMessage } from '../../message/raw-json.js';
 import type { Transport } from '../../transport/transport.js';
 import { Congestion } from './congestion.js';
-import type { EventStore } from './event-store.js';
+import type { EventStore, StoredEvent } from './event-store.js';
 import { PostExchange, type ExchangeOptions } from './post-exchange.js';
 import { encodeEvent, replay, SSE_HEADERS, SseStream, type SseSession } from './sse-stream.js';
 
@@ -25,6 +25,20 @@ export interface HttpSessionTransportOptions {
 
 /** The standalone GET stream's name; POST streams are numbered from 1. */
 const STANDALONE = '0';
+
+/** Most POST streams whose answered ids are remembered. */
+const MAX_ANSWER_RECORDS = 1000;
+
+/** The id of a stored event that is an answer (a response), or undefined. */
+function answerIdOf(data: string): JsonRpcId | undefined {
+  if (data === '') return undefined;
+  try {
+    const message = JSON.parse(data) as { id?: unknown; method?: unknown };
+    return message.method === undefined && (typeof message.id === 'string' || typeof message.id === 'number') ? message.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The transport of one Streamable HTTP session. Messages come from POST bodies; what the session
@@ -54,6 +68,12 @@ export class HttpSessionTransport implements Transport {
   /** Messages dropped from a full backlog since the client last had a stream: it is told. */
   #backlogLost = 0;
   #streams = 0;
+  /**
+   * The request ids each resumable POST stream answered, by stream name: a resume that finds
+   * an answer evicted from the event store gets an error for it instead (exactly one answer).
+   * Bounded: the oldest streams go first.
+   */
+  readonly #answeredOn = new Map<string, JsonRpcId[]>();
   #closed = false;
   /** Connections whose buffers are full: while any is, the session's upstream is held back. */
   readonly #congestion = new Congestion((congested) => this.oncongestion?.(congested));
@@ -133,8 +153,10 @@ export class HttpSessionTransport implements Transport {
     if (!found) return false;
     res.writeHead(200, { ...SSE_HEADERS, ...headers });
     res.flushHeaders();
-    if (found.lost !== undefined && found.lost > 0) this.#tellLost(res, found.lost);
+    const lost = found.lost ?? 0;
+    if (lost > 0) this.#tellLost(res, lost);
     replay(res, found.events);
+    if (lost > 0) this.#answerLost(res, found.stream, found.events);
     const stream = found.stream === STANDALONE
       ? this.#standalone
       : [...this.#live].find((exchange) => exchange.stream?.name === found.stream)?.stream;
@@ -162,6 +184,18 @@ export class HttpSessionTransport implements Transport {
     res.write(encodeEvent('message', JSON.stringify(lostWarning(lost, 'evicted from the event store before the client resumed'))));
   }
 
+  /** Answers evicted from a resumed POST stream: an error for each, so that none waits forever. */
+  #answerLost(res: ServerResponse, stream: string, kept: readonly StoredEvent[]): void {
+    const answered = this.#answeredOn.get(stream);
+    if (!answered) return;
+    const keptIds = new Set(kept.map((event) => answerIdOf(event.data)));
+    for (const id of answered) {
+      if (keptIds.has(id)) continue;
+      const lost = errorResponse(id, { code: ErrorCode.ConnectionClosed, message: 'The answer was lost: evicted from the event store before the client resumed' });
+      res.write(encodeEvent('message', JSON.stringify(lost)));
+    }
+  }
+
   send(message: JsonRpcMessage | JsonRpcMessage[], relatedTo?: JsonRpcId): void {
     if (this.#closed) return;
     if (Array.isArray(message)) {
@@ -184,6 +218,13 @@ export class HttpSessionTransport implements Transport {
       return;
     }
     this.#byId.delete(response.id);
+    const stream = exchange.stream;
+    if (stream?.resumable) {
+      const ids = this.#answeredOn.get(stream.name);
+      if (ids) ids.push(response.id);
+      else this.#answeredOn.set(stream.name, [response.id]);
+      if (this.#answeredOn.size > MAX_ANSWER_RECORDS) this.#answeredOn.delete(this.#answeredOn.keys().next().value ?? '');
+    }
     if (exchange.answer(response)) this.#live.delete(exchange);
   }
 
@@ -259,6 +300,7 @@ export class HttpSessionTransport implements Transport {
     this.#standalone.end();
     this.#backlog = [];
     this.#backlogBytes = 0;
+    this.#answeredOn.clear();
     this.#options.store?.forget(this.#options.id);
     this.onclose?.();
     return Promise.resolve();
