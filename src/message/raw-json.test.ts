@@ -41,6 +41,24 @@ describe('raw JSON forwarding', () => {
     assert.equal(rawTextOf(parsed(`{"jsonrpc":"2.0","result":${body},"id":7}`).result as object), undefined);
   });
 
+  test('remembers nothing when the member is written twice or another member follows it (the text would carry what JSON.parse dropped)', () => {
+    for (const line of [
+      `{"jsonrpc":"2.0","id":7,"result":{"hidden":1},"result":${body}}`,
+      `{"result":{"hidden":1},"result":${body},"jsonrpc":"2.0","id":7}`,
+      `{"jsonrpc":"2.0","id":7,"result":${body},"id":7}`,
+      `{"jsonrpc":"2.0","id":7,"result":${body},"\u0069d":7}`,
+      `{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"hidden"},"params":{"name":"shown"}}`,
+    ]) {
+      const message = parsed(line);
+      const member = (message.result ?? message.params) as object;
+      assert.equal(rawTextOf(member), undefined, line);
+      assert.deepEqual(JSON.parse(serializeMessage(message as unknown as JsonRpcMessage)), message, line);
+    }
+    // A nested key of the same name, or a \u escape, in a single member is still remembered.
+    const nested = '{"result":{"id":"\\u00e9"},"content":[]}';
+    assert.equal(rawTextOf(parsed(`{"jsonrpc":"2.0","id":7,"result":${nested}}`).result as object), nested);
+  });
+
   test('a forwarded result keeps its text under the new id, and means the same', () => {
     const upstream = parsed(`{"jsonrpc":"2.0","id":7,"result":${body}}`);
     const out: JsonRpcMessage = { jsonrpc: '2.0', id: 'client-id', result: upstream.result as JsonObject };

@@ -58,12 +58,33 @@ export function rememberRawMember(message: JsonObject, line: string, lineBytes?:
   if (found === undefined) return;
   const [before, after] = found;
   const text = line.slice(before.length, line.length - after.length);
+  // A member written twice (`"result":{…},"result":{…}`: JSON.parse keeps the last) or another
+  // member after it would be inside `text`, which must be the member's value and nothing else.
+  if (!isOneValue(text, Object.keys(message))) return;
   // The envelope around the member is ASCII but for string ids: count its bytes, not its chars.
   let bytes = lineBytes?.subarray(Buffer.byteLength(before), lineBytes.length - Buffer.byteLength(after));
   // A view keeps its whole backing memory alive as long as the object lives (a cache may keep it
   // for long): a member much smaller than the chunk it was read in gets a copy of its own.
   if (bytes !== undefined && bytes.length * 2 < bytes.buffer.byteLength) bytes = Buffer.from(bytes);
   texts.set(value, { text, bytes });
+}
+
+/** Top-level keys that can be spelled only as themselves or with `\\u` escapes (MCP's all are). */
+const PLAIN_KEY = /^[A-Za-z0-9_-]+$/u;
+
+/**
+ * Whether `text`, a run of members from a line that parsed, is one JSON value. Cheap when no
+ * top-level key of the message could be spelled inside it (the usual case: one substring search
+ * per key); otherwise it is parsed again.
+ */
+function isOneValue(text: string, keys: readonly string[]): boolean {
+  if (keys.every((key) => PLAIN_KEY.test(key) && !text.includes(`"${key}"`)) && !text.includes('\\u')) return true;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The text before and after the member when it comes last. */
