@@ -546,3 +546,129 @@ describe('Session: single faults (stray responses, unknown cancellations, a canc
     await h.close();
   });
 });
+
+describe('Session: drain (a graceful end)', () => {
+  /** A tool that answers once `release` resolves, after saying it started. */
+  function slowTool(release: Promise<void>, started: { resolve: () => void }): LocalTool {
+    return {
+      name: 'slow',
+      handler: async () => {
+        started.resolve();
+        await release;
+        return { content: [{ type: 'text', text: 'done' }] };
+      },
+    };
+  }
+
+  test('an idle session ends at once', async () => {
+    const h = await harness(server());
+    const result = await h.session.drain(60_000);
+    assert.deepEqual(result, { inFlight: 0, cancelled: 0 });
+    assert.equal(h.session.closing, true);
+    await h.close();
+  });
+
+  test('a new request is refused with -32000 while a call in flight completes; then the session ends', async () => {
+    const release = deferred();
+    const started = deferred();
+    const h = await harness(server(slowTool(release.promise, started)));
+    const call = h.call('tools/call', { name: 'slow' });
+    await started.promise;
+    const drained = h.session.drain(60_000);
+    assert.equal(h.session.draining, true);
+    assert.equal(h.session.inFlight, 1);
+    const refused = await h.call('tools/list');
+    assert.equal((refused.error as { code: number }).code, -32000);
+    assert.match((refused.error as { message: string }).message, /shutting down/);
+    // ping is still answered: the client can tell the server is alive.
+    assert.ok('result' in (await h.call('ping')));
+    assert.equal(h.session.closing, false);
+    release.resolve();
+    assert.deepEqual((await call).result, { content: [{ type: 'text', text: 'done' }] });
+    assert.deepEqual(await drained, { inFlight: 1, cancelled: 0 });
+    assert.equal(h.session.closing, true);
+    await h.close();
+  });
+
+  test("the client's answer to a sampling request still comes through, and the call it belongs to completes", async () => {
+    const asked = deferred();
+    const answer = deferred();
+    const asker: LocalTool = {
+      name: 'ask',
+      handler: async (_args, ctx) => {
+        const reply = await ctx.downstream.request(
+          { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'hi?' } }], maxTokens: 5 } },
+          { signal: ctx.signal },
+        );
+        return { content: [{ type: 'text', text: String((reply.content as { text: string }).text) }] };
+      },
+    };
+    const h = await harness(server(asker), { capabilities: { sampling: {} } });
+    h.handle('sampling/createMessage', async () => {
+      asked.resolve();
+      await answer.promise;
+      return { role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'm' };
+    });
+    const call = h.call('tools/call', { name: 'ask' });
+    await asked.promise;
+    const drained = h.session.drain(60_000);
+    answer.resolve();
+    assert.deepEqual((await call).result, { content: [{ type: 'text', text: 'hello' }] });
+    assert.deepEqual(await drained, { inFlight: 1, cancelled: 0 });
+    await h.close();
+  });
+
+  test("the client's cancellation still reaches the upstream, and the session then ends", async () => {
+    const aborted = deferred<unknown>();
+    const started = deferred();
+    const h = await harness(server(hangTool(aborted, started)));
+    void h.call('tools/call', { name: 'hang' }, 'c1').catch(() => undefined);
+    await started.promise;
+    const drained = h.session.drain(60_000);
+    h.notify('notifications/cancelled', { requestId: 'c1', reason: 'user gave up' });
+    assert.match(String(await aborted.promise), /user gave up/);
+    assert.deepEqual(await drained, { inFlight: 1, cancelled: 0 });
+    await h.close();
+  });
+
+  test('a call past the deadline is cancelled upstream and answered -32000 naming the deadline', async () => {
+    const aborted = deferred<unknown>();
+    const started = deferred();
+    const h = await harness(server(hangTool(aborted, started)));
+    const call = h.call('tools/call', { name: 'hang' });
+    await started.promise;
+    const drained = h.session.drain(30);
+    const reply = await call;
+    assert.equal((reply.error as { code: number }).code, -32000);
+    assert.equal((reply.error as { message: string }).message, 'The gateway is shutting down: the call was cancelled after the drain deadline of 30 ms');
+    assert.equal(((await aborted.promise) as { code: number }).code, -32000);
+    assert.deepEqual(await drained, { inFlight: 1, cancelled: 1 });
+    await h.close();
+  });
+
+  test('a deadline of 0 cancels what is in flight at once; a second drain or a close changes nothing', async () => {
+    const aborted = deferred<unknown>();
+    const started = deferred();
+    const h = await harness(server(hangTool(aborted, started)));
+    const call = h.call('tools/call', { name: 'hang' });
+    await started.promise;
+    const drained = h.session.drain(0);
+    const again = h.session.drain(60_000);
+    assert.match(((await call).error as { message: string }).message, /drain deadline of 0 ms/);
+    assert.deepEqual(await drained, { inFlight: 1, cancelled: 1 });
+    assert.deepEqual(await again, { inFlight: 1, cancelled: 1 });
+    await h.close();
+  });
+
+  test('close() during a drain ends the session at once (what is in flight gets no answer, as on any close)', async () => {
+    const aborted = deferred<unknown>();
+    const started = deferred();
+    const h = await harness(server(hangTool(aborted, started)));
+    void h.call('tools/call', { name: 'hang' }).catch(() => undefined);
+    await started.promise;
+    const drained = h.session.drain(60_000);
+    await h.session.close();
+    assert.deepEqual(await drained, { inFlight: 1, cancelled: 0 });
+    await h.close();
+  });
+});

@@ -50,9 +50,19 @@ export class Session {
   #initializing: Promise<unknown> | undefined;
   /** Called once when the session has ended (the downstream went away or `close()` was called). */
   onclose?: () => void;
+  /** The client's requests being handled, each with how to end it at once (answered with an error). */
+  readonly #inFlight = new Set<(error: McpError) => void>();
+  /** Requests accepted before a drain began that wait for a pending initialize before they go up. */
+  #waitingForInitialize = 0;
+  /** Set once a drain has begun (see {@link drain}). */
+  #drain: DrainState | undefined;
+  /** Resolves once the session has ended, whatever ended it. */
+  readonly #ended: Promise<void>;
+  #markEnded!: () => void;
 
   constructor(transport: Transport, upstream: Upstream, options: SessionOptions = {}) {
     this.#options = options;
+    this.#ended = new Promise<void>((resolve) => (this.#markEnded = resolve));
     this.#timeouts = resolveTimeouts(options.timeouts);
     const id = randomUUID();
     this.#log = (options.log ?? silentLogger).child({ session: id.slice(0, 8) });
@@ -102,6 +112,76 @@ export class Session {
     return this.#closing !== undefined;
   }
 
+  /** True once a drain has begun (and until the session ends). */
+  get draining(): boolean {
+    return this.#drain !== undefined;
+  }
+
+  /** The client's requests being handled now (forwarded up the chain, or waiting for initialize). */
+  get inFlight(): number {
+    return this.#inFlight.size + this.#waitingForInitialize;
+  }
+
+  /**
+   * Ends the session gracefully. From now on a new request of the client is refused with -32000
+   * (the server is shutting down), while what is in flight goes on: the client's answers to the
+   * server's requests (sampling, elicitation) and its notifications (cancellations) still flow.
+   * The session ends as soon as nothing is in flight (at once if nothing is). What is still in
+   * flight after `deadlineMs` (0: at once) is cancelled upstream (`notifications/cancelled`, as a
+   * client's cancellation is) and answered with -32000 saying so; then the session ends as
+   * `close()` ends it. Resolves once it has ended, with what became of the requests in flight.
+   * A `close()` meanwhile ends it at once.
+   */
+  drain(deadlineMs: number): Promise<DrainResult> {
+    if (this.#drain === undefined && this.#closing === undefined) {
+      const state: DrainState = { deadlineMs, timer: undefined, inFlight: this.inFlight, cancelled: 0 };
+      this.#drain = state;
+      if (deadlineMs <= 0) this.#cancelInFlight(state);
+      else state.timer = setTimeout(() => this.#cancelInFlight(state), deadlineMs);
+      this.#endIfIdle();
+    }
+    const state = this.#drain;
+    return this.#ended.then(() => ({
+      inFlight: state?.inFlight ?? 0,
+      cancelled: state?.cancelled ?? 0,
+    }));
+  }
+
+  /** The drain's deadline passed: what is still in flight is cancelled upstream and answered -32000. */
+  #cancelInFlight(state: DrainState): void {
+    state.timer = undefined;
+    const error = drainDeadlinePassed(state.deadlineMs);
+    for (const fail of [...this.#inFlight]) {
+      state.cancelled += 1;
+      fail(error);
+    }
+    this.#endIfIdle();
+  }
+
+  /**
+   * A request that waited for initialize cannot go on once a drain's deadline has passed: it is
+   * answered at once, as those the deadline cancelled were.
+   */
+  #checkDrainDeadline(): void {
+    const drain = this.#drain;
+    if (drain === undefined || drain.timer !== undefined) return;
+    drain.cancelled += 1;
+    this.#endIfIdle();
+    throw drainDeadlinePassed(drain.deadlineMs);
+  }
+
+  /**
+   * A draining session with nothing in flight ends, once the answers just settled have gone out
+   * (the Peer writes them after the handlers' promises settle: a turn of the event loop later,
+   * they have).
+   */
+  #endIfIdle(): void {
+    if (this.#drain === undefined || this.#closing !== undefined || this.inFlight > 0) return;
+    setImmediate(() => {
+      if (this.inFlight === 0) void this.close();
+    });
+  }
+
   /** Ends the session: in-flight requests are aborted, the upstream connection is closed. */
   close(): Promise<void> {
     // Set before anything runs: closing the transport calls back into close().
@@ -115,6 +195,7 @@ export class Session {
 
   async #shutdown(): Promise<void> {
     this.#state = 'closed';
+    clearTimeout(this.#drain?.timer);
     await this.#peer.close(new McpError(ErrorCode.ConnectionClosed, 'Session closed'));
     try {
       await this.#connection.close();
@@ -122,6 +203,7 @@ export class Session {
       this.#log.warn('closing the upstream failed', { error: String(error) });
     }
     this.onclose?.();
+    this.#markEnded();
   }
 
   /**
@@ -163,18 +245,28 @@ export class Session {
 
   #onRequest(message: McpMessage, scope: IncomingScope): Promise<Result> {
     // The hot path: an initialized session forwards at once, without an async frame.
-    if (this.#state === 'ready' && message.method !== 'initialize') return this.#forward(message, scope);
+    if (this.#state === 'ready' && this.#drain === undefined && message.method !== 'initialize') return this.#forward(message, scope);
     return this.#onRequestNotReady(message, scope);
   }
 
   async #onRequestNotReady(message: McpMessage, scope: IncomingScope): Promise<Result> {
+    if (this.#drain !== undefined) throw shuttingDown();
     if (message.method === 'initialize') {
       const initializing = this.#initialize(message, scope);
       // #initialize sets the state before its first await: 'initializing' means this one started.
       if (this.#state === 'initializing') this.#initializing = initializing.catch(() => undefined);
       return initializing;
     }
-    if (this.#state === 'initializing') await this.#initializing;
+    if (this.#state === 'initializing') {
+      // Accepted now: a drain that begins while it waits counts it as in flight.
+      this.#waitingForInitialize += 1;
+      try {
+        await this.#initializing;
+      } finally {
+        this.#waitingForInitialize -= 1;
+      }
+      this.#checkDrainDeadline();
+    }
     if (this.#state === 'new') {
       throw new McpError(ErrorCode.InvalidRequest, `Invalid Request: the session is not initialized; send initialize before ${message.method}`);
     }
@@ -225,23 +317,31 @@ export class Session {
    */
   #forward(message: McpMessage, scope: IncomingScope): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
-      const deadline = new Deadline(timeoutFor(this.#timeouts, message), this.#timeouts.max, (error) => {
+      // Ends the request now: its upstream is told to cancel, the client gets `error`.
+      const fail = (error: McpError): void => {
         scope.cancel.abort(error);
+        settled();
         reject(error);
-      });
+      };
+      const settled = (): void => {
+        deadline.clear();
+        if (this.#inFlight.delete(fail) && this.#drain !== undefined) this.#endIfIdle();
+      };
+      const deadline = new Deadline(timeoutFor(this.#timeouts, message), this.#timeouts.max, fail);
+      this.#inFlight.add(fail);
       // A request the client cancelled, or whose session ended, is never answered: its deadline
       // has nothing left to do, and must not keep the process alive for its remaining minutes.
-      scope.cancel.onAbort(() => deadline.clear());
+      scope.cancel.onAbort(settled);
       this.#connection
         .request(message, requestScope(scope.cancel, new Related(deadline, this.#timeouts.resetOnProgress, this.#downstream, scope.id)))
         .then(
           (reply: Result | undefined) => {
-            deadline.clear();
+            settled();
             if (reply !== undefined) resolve(reply);
             else reject(new Error(`The chain returned no result for ${message.method}: did a middleware forget to return next()?`));
           },
           (error: unknown) => {
-            deadline.clear();
+            settled();
             reject(error);
           },
         );
@@ -258,6 +358,32 @@ export class Session {
       this.#log.warn('forwarding a notification failed', { method: message.method, error: String(error) });
     });
   }
+}
+
+/** What became of the requests in flight when a drain began (see {@link Session.drain}). */
+export interface DrainResult {
+  /** Requests of the client in flight when the drain began. */
+  readonly inFlight: number;
+  /** Of those (and of any accepted while initialize was pending), how many the deadline cancelled. */
+  readonly cancelled: number;
+}
+
+interface DrainState {
+  readonly deadlineMs: number;
+  /** The deadline's timer, until it fires (or the session ends). */
+  timer: NodeJS.Timeout | undefined;
+  readonly inFlight: number;
+  cancelled: number;
+}
+
+/** The answer to a request that comes while the session drains. */
+function shuttingDown(): McpError {
+  return new McpError(ErrorCode.ConnectionClosed, 'The server is shutting down: it takes no new requests (try again on a new session)');
+}
+
+/** The answer to a request still in flight when a drain's deadline passes. */
+function drainDeadlinePassed(deadlineMs: number): McpError {
+  return new McpError(ErrorCode.ConnectionClosed, `The gateway is shutting down: the call was cancelled after the drain deadline of ${deadlineMs} ms`);
 }
 
 /** A Downstream that can say which request of the other side a message belongs to. */
