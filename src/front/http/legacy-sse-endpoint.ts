@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from '../../errors/http-error.js';
+import { classifyMessage } from '../../message/parse-message.js';
 import { Session, type SessionOptions } from '../../session/session.js';
 import type { Identity } from '../../core/session-info.js';
 import type { Upstream } from '../../core/upstream.js';
@@ -53,10 +54,27 @@ export class LegacySseEndpoint {
     const id = url.searchParams.get('sessionId');
     if (id === null) throw new HttpError(400, 'Bad Request: sessionId is required');
     const entry = this.#options.sessions.get(id, identity, LegacySseSessionTransport);
+    if (!entry && this.#options.sessions.draining) throw this.#options.sessions.shuttingDown(null);
     if (!entry) throw new HttpError(404, 'Not Found: no such session');
     const value = await readJsonBody(req, this.#options.maxBodyBytes);
     entry.lastSeen = Date.now();
+    if (this.#options.sessions.draining) {
+      refuseRequestsWhileDraining(value, entry.transport, this.#options.sessions);
+    }
     res.writeHead(202).end('Accepted');
     entry.transport.receive(value);
   }
+}
+
+/**
+ * A POST while the server drains: one carrying requests gets 503 (see `SessionTable.shuttingDown`;
+ * the id of a lone request in its body), after its responses and notifications (a batch's) have
+ * reached the session; one without requests goes on as usual.
+ */
+function refuseRequestsWhileDraining(value: unknown, transport: LegacySseSessionTransport, sessions: SessionTable): void {
+  const values: readonly unknown[] = Array.isArray(value) ? value : [value];
+  const requests = values.map((member) => classifyMessage(member)).filter((classified) => classified.kind === 'request');
+  if (requests.length === 0) return;
+  for (const member of values) if (classifyMessage(member).kind !== 'request') transport.receive(member);
+  throw sessions.shuttingDown(Array.isArray(value) ? null : (requests[0]?.message.id ?? null));
 }

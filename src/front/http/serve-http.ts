@@ -66,8 +66,22 @@ export interface HttpFront {
   readonly server: Server;
   /** Live sessions, of both transports. */
   readonly sessions: number;
-  /** Stops accepting, ends every session (closing their upstreams), and closes the server. */
+  /** Stops accepting, ends every session at once (closing their upstreams), and closes the server. */
   close(): Promise<void>;
+  /**
+   * Graceful shutdown, in front of `close()`. While it lasts the server still listens, but a new
+   * session (`initialize`, or a legacy `GET /sse`) and a new request in a session get 503 with
+   * `Retry-After` (a JSON-RPC error -32000 with the request's id in the body), and every response
+   * says `Connection: close`; the client's answers to the server's requests (sampling, elicitation)
+   * and its notifications (cancellations) are still taken, so the calls in flight can complete.
+   * Each session ends as soon as nothing is in flight in it (an idle one at once). What is still
+   * in flight after `deadlineMs` (0: at once) is cancelled upstream (`notifications/cancelled`)
+   * and answered -32000 ("the call was cancelled after the drain deadline of N ms"); then the
+   * front closes as `close()` does. Logs one info line when it starts (sessions and calls in
+   * flight) and one when it is done. Calling it again returns the same promise; `close()` during
+   * a drain cuts it short.
+   */
+  drain(deadlineMs: number): Promise<void>;
 }
 
 /**
@@ -89,6 +103,8 @@ export async function serveHttp(upstream: Upstream, options: ServeHttpOptions = 
   const handle = routeRequest(routesOf(upstream, options, { log, host, path, sessions }));
 
   const server = createServer((req, res) => {
+    // Draining: every response says Connection: close (clients reconnect elsewhere).
+    if (sessions.draining) res.shouldKeepAlive = false;
     handle(req, res).catch((error: unknown) => respondWithError(res, error, log));
   });
   // Long SSE streams and slow tools: no idle timeout on responses; headers must still come quickly.
@@ -103,20 +119,31 @@ export async function serveHttp(upstream: Upstream, options: ServeHttpOptions = 
   const stopUpkeep = sessions.startUpkeep(options.sessionTtlMs ?? 30 * 60_000, options.sseKeepAliveMs ?? 25_000);
 
   let closing: Promise<void> | undefined;
+  let draining: Promise<void> | undefined;
+  const close = (): Promise<void> => (closing ??= (async () => {
+    stopUpkeep();
+    stopRedirects();
+    const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+    const drained = connections.close();
+    await sessions.close();
+    await drained;
+    await stopped;
+  })());
   return {
     url,
     server,
     get sessions() {
       return sessions.size;
     },
-    close: () => (closing ??= (async () => {
-      stopUpkeep();
-      stopRedirects();
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      const drained = connections.close();
-      await sessions.close();
-      await drained;
-      await stopped;
+    close,
+    drain: (deadlineMs) => (draining ??= (async () => {
+      if (closing === undefined) {
+        const started = Date.now();
+        log.info('draining: no new sessions or requests; calls in flight may finish', { sessions: sessions.size, inFlight: sessions.inFlight, deadlineMs });
+        const { inFlight, cancelled } = await sessions.drain(deadlineMs);
+        log.info('drained', { finished: inFlight - cancelled, cancelled, ms: Date.now() - started });
+      }
+      await close();
     })()),
   };
 }

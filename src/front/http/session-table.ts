@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { HttpError } from '../../errors/http-error.js';
 import type { Logger } from '../../log/logger.js';
 import type { Identity } from '../../core/session-info.js';
-import type { Session } from '../../session/session.js';
+import { ErrorCode } from '../../errors/error-code.js';
+import type { JsonRpcId } from '../../message/jsonrpc.js';
+import type { DrainResult, Session } from '../../session/session.js';
 
 /** What every HTTP session's transport offers the table. */
 export interface KeptAlive {
@@ -44,6 +46,8 @@ type TransportClass<T> = abstract new (...args: never[]) => T;
 export class SessionTable {
   readonly #options: SessionTableOptions;
   readonly #entries = new Map<string, SessionEntry>();
+  /** While draining: the `Retry-After` (seconds) of the refusals. */
+  #retryAfter: string | undefined;
 
   constructor(options: SessionTableOptions) {
     this.#options = options;
@@ -53,11 +57,37 @@ export class SessionTable {
     return this.#entries.size;
   }
 
+  /** True once {@link drain} has begun: no session opens, no new request is taken. */
+  get draining(): boolean {
+    return this.#retryAfter !== undefined;
+  }
+
+  /** Requests in flight, all sessions together. */
+  get inFlight(): number {
+    let count = 0;
+    for (const entry of this.#entries.values()) count += entry.session.inFlight;
+    return count;
+  }
+
+  /**
+   * The refusal of a new session or request while the server drains: 503 with `Retry-After`, its
+   * body a JSON-RPC error -32000 with the refused request's id (`null` when there is none, or a
+   * batch).
+   */
+  shuttingDown(id: JsonRpcId | null): HttpError {
+    return new HttpError(503, 'Service Unavailable: the server is shutting down and takes no new sessions or requests', {
+      code: ErrorCode.ConnectionClosed,
+      id,
+      headers: { 'retry-after': this.#retryAfter ?? '1' },
+    });
+  }
+
   /**
    * Opens a session: refused with 503 when the server has as many as it may, else named with a
    * fresh unguessable id, built by `create`, and kept until its `Session` closes.
    */
   open<T extends KeptAlive>(create: (id: string) => SessionEntry<T>): SessionEntry<T> {
+    if (this.draining) throw this.shuttingDown(null);
     const max = this.#options.maxSessions;
     if (this.#entries.size >= max) {
       throw new HttpError(503, `Service Unavailable: the server already has ${max} sessions`, { headers: { 'retry-after': '5' } });
@@ -109,6 +139,18 @@ export class SessionTable {
       clearInterval(sweeper);
       clearInterval(keepAlive);
     };
+  }
+
+  /**
+   * Drains every session (see `Session.drain`): from now on no session opens and the fronts refuse
+   * new requests (503, see {@link shuttingDown}); each session ends once nothing is in flight in
+   * it, what is left after `deadlineMs` is cancelled. Resolves once every session has ended, with
+   * the requests that were in flight and how many of them the deadline cancelled.
+   */
+  async drain(deadlineMs: number): Promise<DrainResult> {
+    this.#retryAfter = String(Math.max(1, Math.ceil(deadlineMs / 1000)));
+    const results = await Promise.all([...this.#entries.values()].map((entry) => entry.session.drain(deadlineMs)));
+    return results.reduce((sum, result) => ({ inFlight: sum.inFlight + result.inFlight, cancelled: sum.cancelled + result.cancelled }), { inFlight: 0, cancelled: 0 });
   }
 
   /** Ends every session (closing their upstream connections). */

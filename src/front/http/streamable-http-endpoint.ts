@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '../../errors/error-code.js';
 import { HttpError } from '../../errors/http-error.js';
 import type { Logger } from '../../log/logger.js';
-import type { JsonRpcResponse } from '../../message/jsonrpc.js';
+import type { JsonRpcId, JsonRpcResponse } from '../../message/jsonrpc.js';
 import { classifyMessage } from '../../message/parse-message.js';
 import { Session, type SessionOptions } from '../../session/session.js';
 import { isSupportedVersion, supportsBatches } from '../../spec/versions.js';
@@ -69,13 +69,40 @@ export class StreamableHttpEndpoint {
     const body = await readPostBody(req, this.#options.maxBodyBytes);
     const sessionId = req.headers['mcp-session-id'];
     const initialize = sessionId === undefined;
-    const entry = initialize ? this.#open(body, identity) : this.#find(sessionId, identity);
+    const entry = initialize ? this.#open(body, identity) : this.#findForPost(sessionId, identity, body);
     entry.lastSeen = Date.now();
     checkBatchAllowed(entry.session, body.batch);
     const sorted = sortPostMessages(body, entry.transport);
+    if (sorted.waiting.length > 0 && this.#options.sessions.draining) this.#refuseWhileDraining(entry.transport, sorted, body.batch);
     this.#checkInFlight(entry.transport, sorted, body.batch);
     if (sorted.waiting.length === 0) answerWithoutRequests(res, entry.transport, sorted);
     else this.#exchange(res, entry, sorted, body.batch, initialize);
+  }
+
+  /**
+   * A POST with requests while the server drains: its responses and notifications (answers to the
+   * server's requests, cancellations) still reach the session, its requests get 503 (see
+   * `SessionTable.shuttingDown`).
+   */
+  #refuseWhileDraining(transport: HttpSessionTransport, sorted: SortedMessages, batch: boolean): never {
+    const others = sorted.forward.filter((value) => classifyMessage(value).kind !== 'request');
+    if (others.length > 0) transport.accept(others);
+    throw this.#options.sessions.shuttingDown(batch ? null : (sorted.waiting[0] ?? null));
+  }
+
+  /**
+   * The session a POST names; while the server drains, one that has already ended (or is unknown)
+   * gets 503 rather than 404, so that the client does not start another session here.
+   */
+  #findForPost(header: string | string[] | undefined, identity: Identity | undefined, body: PostBody): HttpSession {
+    try {
+      return this.#find(header, identity);
+    } catch (error) {
+      if (error instanceof HttpError && error.status === 404 && this.#options.sessions.draining) {
+        throw this.#options.sessions.shuttingDown(loneRequestId(body));
+      }
+      throw error;
+    }
   }
 
   /** 429 when the POST's requests would take the session over its limit of requests in flight. */
@@ -159,6 +186,7 @@ export class StreamableHttpEndpoint {
     if (!isInitialize) {
       throw new HttpError(400, 'Bad Request: Mcp-Session-Id header is required (only initialize may come without one)');
     }
+    if (this.#options.sessions.draining) throw this.#options.sessions.shuttingDown(classified.message.id);
     const entry = this.#options.sessions.open((id): HttpSession => {
       const transport: HttpSessionTransport = new HttpSessionTransport({
         id,
@@ -191,6 +219,13 @@ export class StreamableHttpEndpoint {
     if (identity !== undefined && identity.method === entry.identity?.method) entry.session.updateIdentity(identity);
     return entry;
   }
+}
+
+/** The id of a POST that is one request, else null. */
+function loneRequestId(body: PostBody): JsonRpcId | null {
+  if (body.batch) return null;
+  const classified = classifyMessage(body.values[0]);
+  return classified.kind === 'request' ? classified.message.id : null;
 }
 
 /** 400 for an unsupported `MCP-Protocol-Version` (absent means 2025-03-26, which is fine). */
