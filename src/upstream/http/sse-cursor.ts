@@ -24,7 +24,11 @@ export function sseCursor(): SseCursor {
 export function readWithCursor(response: IncomingMessage, cursor: SseCursor, deliver: (data: string) => void, limit: number): Promise<void> {
   return readSse(response, {
     event: (event) => {
-      if (event.id !== undefined) {
+      if (event.id === '') {
+        // An empty id resets the last event id: there is nothing to resume from (and no
+        // Last-Event-ID to send), and it names no event, so it marks none as seen.
+        cursor.lastEventId = undefined;
+      } else if (event.id !== undefined) {
         if (cursor.seen.has(event.id)) return;
         cursor.seen.add(event.id);
         if (cursor.seen.size > SEEN_EVENTS) cursor.seen.delete(cursor.seen.values().next().value ?? '');
