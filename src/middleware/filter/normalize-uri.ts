@@ -80,6 +80,11 @@ function normalize(uri: string, decodeSeparators: boolean): string {
   if (decodeSeparators) path = path.replace(/\/{2,}/gu, '/');
   path = removeDotSegments(path);
   if (scheme === 'file' && authority === undefined && path.startsWith('/')) authority = '';
+  // A path that removing dot segments left starting with `//` would read as an authority:
+  // `/.` keeps it a path (as WHATWG URL does), and normalizing again gives the same.
+  if (authority === undefined && path.startsWith('//')) path = '/.' + path;
+  // Likewise a relative path that decoding (`A%30:`, `a%3Ab`) made start like a scheme.
+  if (scheme === undefined && authority === undefined && /^[A-Za-z][A-Za-z0-9+.-]*:/u.test(path)) path = './' + path;
 
   return (scheme === undefined ? '' : `${scheme}:`) + (authority === undefined ? '' : `//${authority}`) + path + suffix;
 }
@@ -90,14 +95,18 @@ function normalizeAuthority(authority: string, scheme: string | undefined): stri
   const userinfo = at < 0 ? undefined : decodePercent(authority.slice(0, at), UNRESERVED, false);
   let hostPort = authority.slice(at + 1);
   let port: string | undefined;
-  const colon = hostPort.lastIndexOf(':');
-  if (colon >= 0 && colon > hostPort.lastIndexOf(']')) {
-    port = hostPort.slice(colon + 1);
+  // A port that says nothing (empty, or the scheme's default) is dropped, and what is left is
+  // looked at again: `h::80` is `h`, as normalizing its normal form `h:` again would say.
+  for (let colon = hostPort.lastIndexOf(':'); colon >= 0 && colon > hostPort.lastIndexOf(']'); colon = hostPort.lastIndexOf(':')) {
+    let candidate = hostPort.slice(colon + 1);
     hostPort = hostPort.slice(0, colon);
+    if (/^\d+$/u.test(candidate)) candidate = candidate.replace(/^0+(?=\d)/u, '');
+    if (candidate === '' || (scheme !== undefined && DEFAULT_PORTS[scheme] === candidate)) continue;
+    port = candidate;
+    break;
   }
-  let host = decodePercent(hostPort, UNRESERVED, false).toLowerCase();
-  if (port !== undefined && /^\d+$/u.test(port)) port = port.replace(/^0+(?=\d)/u, '');
-  if (port === '' || (port !== undefined && scheme !== undefined && DEFAULT_PORTS[scheme] === port)) port = undefined;
+  // Lower-cased after decoding (`%41` is `a`), the hex of the escapes kept upper-case (`%5C`).
+  let host = decodePercent(decodePercent(hostPort, UNRESERVED, false).toLowerCase(), UNRESERVED, false);
   if (scheme === 'file' && host === 'localhost' && userinfo === undefined && port === undefined) host = '';
   return (userinfo === undefined ? '' : `${userinfo}@`) + host + (port === undefined ? '' : `:${port}`);
 }
