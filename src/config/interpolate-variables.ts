@@ -30,7 +30,9 @@ export function interpolate(text: string, variables: Variables): Interpolated {
     if (variable) {
       const name = variable[2] as string;
       const fallback = variable[3];
-      const found = variables.env[name] ?? builtin(name, variables);
+      // Own string values only: `${constructor}` or `${__proto__}` must not find Object.prototype's.
+      const set = Object.hasOwn(variables.env, name) ? variables.env[name] : undefined;
+      const found = (typeof set === 'string' ? set : undefined) ?? builtin(name, variables);
       if (fallback !== undefined && (found === undefined || found === '')) return fallback;
       if (found !== undefined) return found;
       errors.push(`uses ${reference}, which is not set`);

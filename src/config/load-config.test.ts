@@ -317,6 +317,17 @@ describe('variables', () => {
     assert.equal(config.servers[0]?.disabled, true);
   });
 
+  test('a name that is a member of every object (${constructor}, ${__proto__}, ${toString}) is not set unless the environment sets it', async () => {
+    for (const env of [{}, undefined]) {
+      for (const name of ['constructor', '__proto__', 'toString']) {
+        const error = await configErrorOf(loadConfig(file('json', shape({ command: 'gh', env: { T: `\${${name}}` } })), env === undefined ? {} : { env }));
+        assert.deepEqual(error.problems.map((p) => p.message), [`uses \${${name}}, which is not set`]);
+        const config = await loadConfig(file('json', shape({ command: 'gh', env: { T: `\${${name}:-fallback}` } })), env === undefined ? {} : { env });
+        assert.deepEqual((config.servers[0] as StdioServerConfig).env, { T: 'fallback' });
+      }
+    }
+  });
+
   test("VS Code's ${input:...} cannot be prompted for: an error that says what to do", async () => {
     const error = await configErrorOf(loadConfig(file('json', { servers: { s: { command: 'x', env: { KEY: '${input:api-key}' } } } }), { env: {} }));
     assert.match(error.message, /servers\.s\.env\.KEY: uses \$\{input:api-key\}, a VS Code input, which mcp-chain cannot prompt for: use \$\{env:NAME\} and set NAME instead$/);
@@ -452,6 +463,14 @@ describe('problems', () => {
     assert.equal((await configErrorOf(loadConfig(toml))).message, `${toml}:4:1: invalid TOML: invalid value`);
     const empty = file('json', '');
     assert.equal((await configErrorOf(loadConfig(empty))).message, `${empty}:1:1: invalid JSON: expected a value`);
+  });
+
+  test('a file nested too deeply for the parser (JSON 10,000 levels) is a ConfigError, not a stack overflow', async () => {
+    for (const text of ['['.repeat(10_000) + ']'.repeat(10_000), `{"mcpServers":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`]) {
+      const path = file('json', text);
+      const error = await configErrorOf(loadConfig(path));
+      assert.equal(error.message, `${path}: nested too deeply to read`);
+    }
   });
 
   test('a key written twice in one object (JSON, YAML)', async () => {

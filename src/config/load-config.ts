@@ -49,7 +49,24 @@ export async function loadConfig(file: string, options: LoadConfigOptions = {}):
   if (format === undefined) {
     throw new ConfigError([{ file: path, path: '', message: `unknown format: expected a file ending in ${Object.keys(FORMATS).join(', ')}` }]);
   }
-  const parsed = format === 'module' ? await loadModule(path) : parseConfigText(readText(path), format, path);
+  const parsed = format === 'module' ? await loadModule(path) : deeplyNested(path, () => parseConfigText(readText(path), format, path));
+  return deeplyNested(path, () => validate(path, dir, parsed, options));
+}
+
+/**
+ * Runs `read`, turning the stack overflow of a parser or a check that recurses (jsonc-parser does,
+ * on JSON nested some thousands of levels deep) into a ConfigError for the file.
+ */
+function deeplyNested<T>(file: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof RangeError) || !/call stack/i.test(error.message)) throw error;
+    throw new ConfigError([{ file, path: '', message: 'nested too deeply to read' }], { cause: error });
+  }
+}
+
+function validate(path: string, dir: string, parsed: ParsedText, options: LoadConfigOptions): GatewayConfig {
   const checked = CONFIG_SCHEMA.safeParse(parsed.data);
   if (!checked.success) {
     throw new ConfigError(inFileOrder(problemsFromIssues(checked.error.issues, { file: path, schema: CONFIG_SCHEMA, data: parsed.data, locate: parsed.locate })));
