@@ -9,8 +9,9 @@ const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
  */
 export function interpolateEnv(value: string, env: Readonly<Record<string, string | undefined>>, what: string): string {
   return value.replace(REFERENCE, (_reference, name: string) => {
-    const found = env[name];
-    if (found === undefined) throw new ChainError('CONFIG', `${what} refers to \${${name}}, which is not set in the environment`);
+    // Own string values only: `${constructor}` must not find Object.prototype's.
+    const found = Object.hasOwn(env, name) ? env[name] : undefined;
+    if (typeof found !== 'string') throw new ChainError('CONFIG', `${what} refers to \${${name}}, which is not set in the environment`);
     return found;
   });
 }
