@@ -43,6 +43,8 @@ export async function serveConfig(request: ConfigServeRequest): Promise<number> 
     throw error;
   }
   const options = sessionOptions(built.sessionOptions, request, log);
+  // On SIGTERM or SIGINT: --drain-ms, else the file's drainMs, else the default.
+  const drainMs = request.drainMs ?? config.drainMs;
   let reloader: ConfigReloader | undefined;
   let watcher: ConfigWatcher | undefined;
   if (request.watch) {
@@ -54,11 +56,12 @@ export async function serveConfig(request: ConfigServeRequest): Promise<number> 
   try {
     if (front.kind === 'http') {
       const level = request.logLevel ?? process.env.MCP_CHAIN_LOG_LEVEL;
-      await serveHttpUntilSignal(built.upstream, { ...options, ...front.options }, log, level === 'warn' || level === 'error');
+      await serveHttpUntilSignal(built.upstream, { ...options, ...front.options }, log, level === 'warn' || level === 'error', drainMs);
     } else {
       const stdio = await serveStdio(built.upstream, {
         ...options,
         ...(request.maxMessageBytes === undefined ? {} : { maxMessageBytes: request.maxMessageBytes }),
+        ...(drainMs === undefined ? {} : { drainMs }),
       });
       await stdio.closed;
     }

@@ -1,13 +1,15 @@
 import { serveHttp, type HttpFront, type ServeHttpOptions } from '../front/http/serve-http.js';
+import { DEFAULT_DRAIN_MS } from '../front/serve-stdio.js';
 import type { Logger } from '../log/logger.js';
 import type { Upstream } from '../core/upstream.js';
 
 /**
- * Serves `upstream` on HTTP until SIGINT or SIGTERM (a second signal exits at once); resolves once
- * the front has closed its sessions. Where it listens is logged at info, or at warn when
- * `quietLevel` (the log level hides info lines: only silent hides the address).
+ * Serves `upstream` on HTTP until SIGINT or SIGTERM, which drain the front (`HttpFront.drain`: calls
+ * in flight may finish for `drainMs`, new sessions and requests get 503); a second signal exits at
+ * once. Resolves once the front has closed its sessions. Where it listens is logged at info, or at
+ * warn when `quietLevel` (the log level hides info lines: only silent hides the address).
  */
-export async function serveHttpUntilSignal(upstream: Upstream, options: ServeHttpOptions, log: Logger, quietLevel: boolean): Promise<void> {
+export async function serveHttpUntilSignal(upstream: Upstream, options: ServeHttpOptions, log: Logger, quietLevel: boolean, drainMs = DEFAULT_DRAIN_MS): Promise<void> {
   // Signals are handled before anyone can learn our address: a SIGTERM right after "listening"
   // must still close the sessions (and their server processes) in order.
   let front: HttpFront | undefined = undefined;
@@ -17,7 +19,7 @@ export async function serveHttpUntilSignal(upstream: Upstream, options: ServeHtt
   const stop = (): void => {
     if (stopping) process.exit(0);
     stopping = true;
-    void (front ? front.close() : Promise.resolve()).then(stopped);
+    void (front ? front.drain(drainMs) : Promise.resolve()).then(stopped);
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

@@ -58,6 +58,11 @@ export const SERVE_OPTIONS = {
   timeout: { type: 'string', value: '<ms>', help: 'deadline of each forwarded request (default 60000); the upstream gets notifications/cancelled, the client -32001' },
   'max-timeout': { type: 'string', value: '<ms>', help: 'hard maximum even when progress keeps extending a deadline (default 600000)' },
   'max-message-bytes': { type: 'string', value: '<n>', help: 'largest message accepted from the client (default 4 MiB); larger ones get -32600' },
+  'drain-ms': {
+    type: 'string',
+    value: '<ms>',
+    help: 'on SIGTERM or SIGINT, how long calls in flight may take to finish (default 10000; 0: none): new sessions and requests are refused meanwhile (HTTP: 503 with Retry-After), the calls left at the deadline are cancelled upstream and answered -32000; a second signal exits at once',
+  },
   'log-level': {
     type: 'string',
     value: '<level>',
@@ -119,6 +124,7 @@ export const CONFIG_SERVE_OPTIONS = {
   timeout: { type: 'string', value: '<ms>', help: SERVE_OPTIONS.timeout.help },
   'max-timeout': { type: 'string', value: '<ms>', help: SERVE_OPTIONS['max-timeout'].help },
   'max-message-bytes': { type: 'string', value: '<n>', help: SERVE_OPTIONS['max-message-bytes'].help },
+  'drain-ms': { type: 'string', value: '<ms>', help: `${SERVE_OPTIONS['drain-ms'].help} (instead of the file's drainMs)` },
   'log-level': { type: 'string', value: '<level>', help: SERVE_OPTIONS['log-level'].help },
 } as const satisfies OptionDefinitions;
 

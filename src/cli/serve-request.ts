@@ -19,6 +19,8 @@ export interface ServeRequest {
   timeout: number | undefined;
   maxTimeout: number | undefined;
   maxMessageBytes: number | undefined;
+  /** `--drain-ms`: on SIGTERM or SIGINT, how long calls in flight may take to finish. */
+  drainMs: number | undefined;
   logLevel: LogLevel | undefined;
   /** Serve on HTTP instead of stdio. */
   http: HttpListen | undefined;
@@ -100,6 +102,7 @@ export function serveRequest(
     timeout: positiveInt('--timeout', values.timeout),
     maxTimeout: positiveInt('--max-timeout', values['max-timeout']),
     maxMessageBytes: positiveInt('--max-message-bytes', values['max-message-bytes']),
+    drainMs: nonNegativeInteger('--drain-ms', values['drain-ms'], fail),
     logLevel: logLevel(values['log-level'], fail),
     http,
   };
@@ -115,6 +118,8 @@ export interface ConfigServeRequest {
   timeout: number | undefined;
   maxTimeout: number | undefined;
   maxMessageBytes: number | undefined;
+  /** `--drain-ms` (instead of the file's `drainMs`). */
+  drainMs: number | undefined;
   logLevel: LogLevel | undefined;
   /** What the command line says of the HTTP front: each field given replaces the file's. */
   http: HttpOverrides;
@@ -148,6 +153,7 @@ export function configServeRequest(values: OptionValues<ConfigServeOptions>, fil
     timeout: positiveInt('--timeout', values.timeout),
     maxTimeout: positiveInt('--max-timeout', values['max-timeout']),
     maxMessageBytes: positiveInt('--max-message-bytes', values['max-message-bytes']),
+    drainMs: nonNegativeInteger('--drain-ms', values['drain-ms'], fail),
     logLevel: logLevel(values['log-level'], fail),
     http: {
       listen: values.http === undefined ? undefined : listenAddress(values.http, fail),
@@ -166,6 +172,13 @@ function positiveInteger(option: string, value: string | undefined, fail: (messa
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) fail(`${option} must be a positive integer, got ${value}`);
+  return n;
+}
+
+function nonNegativeInteger(option: string, value: string | undefined, fail: (message: string) => never): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isInteger(n) || n < 0) fail(`${option} must be a whole number of milliseconds (0 or more), got ${value}`);
   return n;
 }
 

@@ -39,11 +39,12 @@ export async function serve(request: ServeRequest, prestarted: SpawnedServer | u
   const options = sessionOptions(request, fileOptions, log);
   if (request.http) {
     const level = request.logLevel ?? process.env.MCP_CHAIN_LOG_LEVEL;
-    await serveOnHttp(upstream, request.http, options, log, level === 'warn' || level === 'error');
+    await serveOnHttp(upstream, request.http, options, log, level === 'warn' || level === 'error', request.drainMs);
   } else {
     const front = await serveStdio(upstream, {
       ...options,
       ...(request.maxMessageBytes === undefined ? {} : { maxMessageBytes: request.maxMessageBytes }),
+      ...(request.drainMs === undefined ? {} : { drainMs: request.drainMs }),
     });
     await front.closed;
   }
@@ -63,8 +64,8 @@ function sessionOptions(request: ServeRequest, fileOptions: SessionOptions, log:
   };
 }
 
-/** Serves on HTTP until SIGINT or SIGTERM (a second one exits at once). */
-async function serveOnHttp(upstream: Upstream, http: HttpListen, options: SessionOptions, log: Logger, quietLevel: boolean): Promise<void> {
+/** Serves on HTTP until SIGINT or SIGTERM, which drain it for `drainMs` (a second one exits at once). */
+async function serveOnHttp(upstream: Upstream, http: HttpListen, options: SessionOptions, log: Logger, quietLevel: boolean, drainMs: number | undefined): Promise<void> {
   const tokens = http.tokenEnv.map((name) => {
     const token = process.env[name];
     if (token === undefined || token === '') throw new ChainError('USAGE', `--token-env ${name}: the variable is not set`);
@@ -88,5 +89,6 @@ async function serveOnHttp(upstream: Upstream, http: HttpListen, options: Sessio
     },
     log,
     quietLevel,
+    drainMs,
   );
 }

@@ -311,6 +311,12 @@ export const CONFIG_SCHEMA = z
         list: milliseconds.optional().describe('How long listing one server may take, ms (10000)'),
       })
       .optional(),
+    drainMs: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('On SIGTERM or SIGINT, how long calls in flight may take to finish before they are cancelled, ms (10000; 0: at once). New sessions and requests are refused meanwhile'),
     naming: z
       .strictObject({
         separator: z.string().regex(/^[A-Za-z0-9_-]+$/, 'expected letters, digits, "_" and "-" only').optional().describe('Between a prefix and a name (default "__")'),

@@ -243,6 +243,8 @@ export interface ConfigInput {
   readonly serverInfo?: { readonly name: string; readonly version: string; readonly title?: string };
   /** Milliseconds. */
   readonly timeouts?: { readonly request?: number; readonly max?: number; readonly startup?: number; readonly list?: number };
+  /** On SIGTERM or SIGINT, how long calls in flight may take to finish before they are cancelled, ms (default 10000; 0: at once). */
+  readonly drainMs?: number;
   readonly naming?: { readonly separator?: string; readonly maxNameLength?: number; readonly pageSize?: number };
   /** In front of the whole gateway. */
   readonly middleware?: readonly MiddlewareInput[];

@@ -17,6 +17,8 @@ export interface GatewayConfig {
   readonly front: FrontConfig;
   readonly serverInfo?: { readonly name: string; readonly version: string; readonly title?: string } | undefined;
   readonly timeouts?: GatewayTimeouts | undefined;
+  /** On SIGTERM or SIGINT, how long calls in flight may take to finish, ms (undefined: the default, 10 s). */
+  readonly drainMs?: number | undefined;
   readonly naming: NamingConfig;
   /** For the whole gateway, in the order they run (client → server). */
   readonly middleware: readonly MiddlewareConfig[];

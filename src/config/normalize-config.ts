@@ -96,6 +96,7 @@ export function normalizeConfig(raw: RawConfig, context: NormalizeContext): { co
       raw.timeouts === undefined
         ? undefined
         : { requestMs: raw.timeouts.request, maxMs: raw.timeouts.max, startupMs: raw.timeouts.startup, listMs: raw.timeouts.list },
+    drainMs: raw.drainMs,
     naming: {
       separator: raw.naming?.separator ?? DEFAULT_SEPARATOR,
       maxNameLength: raw.naming?.maxNameLength ?? DEFAULT_MAX_NAME_LENGTH,
