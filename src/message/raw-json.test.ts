@@ -46,6 +46,7 @@ describe('raw JSON forwarding', () => {
       `{"jsonrpc":"2.0","id":7,"result":{"hidden":1},"result":${body}}`,
       `{"result":{"hidden":1},"result":${body},"jsonrpc":"2.0","id":7}`,
       `{"jsonrpc":"2.0","id":7,"result":${body},"id":7}`,
+      `{"jsonrpc":"2.0","id":7,"result":${body} ,\n "id" : 7}`,
       `{"jsonrpc":"2.0","id":7,"result":${body},"\u0069d":7}`,
       `{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"hidden"},"params":{"name":"shown"}}`,
     ]) {

@@ -69,16 +69,19 @@ export function rememberRawMember(message: JsonObject, line: string, lineBytes?:
   texts.set(value, { text, bytes });
 }
 
-/** Top-level keys that can be spelled only as themselves or with `\\u` escapes (MCP's all are). */
-const PLAIN_KEY = /^[A-Za-z0-9_-]+$/u;
+/** The members of a JSON-RPC message. */
+const MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params', 'result', 'error']);
+/** Where another member could start: after a comma, its name (any of them) written plainly. */
+const MEMBER_AFTER_COMMA = /,\s*"(?:jsonrpc|id|method|params|result|error)"/u;
 
 /**
- * Whether `text`, a run of members from a line that parsed, is one JSON value. Cheap when no
- * top-level key of the message could be spelled inside it (the usual case: one substring search
- * per key); otherwise it is parsed again.
+ * Whether `text`, a run of members from a line that parsed, is one JSON value. One scan in the
+ * usual case: a second member inside it would follow a comma and be named plainly (these names
+ * have no other spelling but with a `\u` escape); only when one could be there (or the message has
+ * members of other names) is it parsed again.
  */
 function isOneValue(text: string, keys: readonly string[]): boolean {
-  if (keys.every((key) => PLAIN_KEY.test(key) && !text.includes(`"${key}"`)) && !text.includes('\\u')) return true;
+  if (keys.every((key) => MEMBERS.has(key)) && !text.includes('\\u') && !MEMBER_AFTER_COMMA.test(text)) return true;
   try {
     JSON.parse(text);
     return true;
