@@ -50,7 +50,7 @@ const lineText: fc.Arbitrary<string> = fc.oneof(
   {
     weight: 3,
     arbitrary: fc
-      .tuple(validMessage, fc.nat({ max: 3000 }), fc.constantFrom('é', 'x', '😀', '\\"', '\\u00e9'), fc.constantFrom('first', 'last', 'middle', 'duplicate', 'spaced'))
+      .tuple(validMessage, fc.nat({ max: 3000 }), fc.constantFrom('é', 'x', '😀', '\\"', '\\u00e9'), fc.constantFrom('first', 'last', 'middle', 'duplicate', 'trailing', 'spaced'))
       .chain(([message, padding, unit, layout]) => fc.constant(largeLine(message, padding, unit, layout))),
   },
   { weight: 1, arbitrary: jsonValue.map((v) => JSON.stringify(v) ?? '') },
@@ -69,6 +69,9 @@ function largeLine(message: Record<string, unknown>, padding: number, unit: stri
     case 'duplicate':
       // The member written twice: JSON.parse keeps the last one; nothing may forward the first.
       return `{${others.map((o) => o + ',').join('')}"${key}":{"hidden":"${unit.repeat(padding)}"},"${key}":${member}}`;
+    case 'trailing':
+      // Another member after it, as written by hand: the member must not take it along.
+      return `{${others.map((o) => o + ',').join('')}"${key}":${member} ,\n ${others.at(-1) ?? '"id":1'}}`;
     case 'spaced':
       return `{ ${others.map((o) => o + ', ').join('')}"${key}" : ${member} }`;
     default:
