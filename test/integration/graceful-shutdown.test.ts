@@ -272,6 +272,25 @@ describe('graceful shutdown of `mcp-chain serve --http`', () => {
   });
 });
 
+describe('impatience: a second signal during the drain', () => {
+  test('exits 0 at once: the call in flight gets its connection closed (no hang), no server is left', T, async () => {
+    const gateway = new Gateway(['serve', configFile(), '--http', '127.0.0.1:0', '--drain-ms', '60000']);
+    const url = await gateway.url();
+    const { headers } = await openSession(url);
+    const held = send(url, { body: call(1, 'held'), headers }).then(
+      (reply) => ({ answered: reply.text }),
+      (error: unknown) => ({ failed: String(error) }),
+    );
+    await gateway.serverLines(/^request \d+ held$/, 1);
+    gateway.child.kill('SIGTERM');
+    await gateway.log(/^draining/);
+    gateway.child.kill('SIGTERM');
+    assert.deepEqual(await gateway.exit(0), { code: 0, signal: null });
+    assert.ok('failed' in (await held), 'the client sees its connection end');
+    await gateway.assertNoServerLeft();
+  });
+});
+
 describe('graceful shutdown of `mcp-chain` on stdio', () => {
   const { command, args } = fixtureCommand('held');
 
