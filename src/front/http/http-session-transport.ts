@@ -75,6 +75,8 @@ export class HttpSessionTransport implements Transport {
    */
   readonly #answeredOn = new Map<string, JsonRpcId[]>();
   #closed = false;
+  /** Whether any answer has gone to an exchange: until then, the client does not know the session's id. */
+  #answeredAny = false;
   /** Connections whose buffers are full: while any is, the session's upstream is held back. */
   readonly #congestion = new Congestion((congested) => this.oncongestion?.(congested));
 
@@ -218,6 +220,7 @@ export class HttpSessionTransport implements Transport {
       return;
     }
     this.#byId.delete(response.id);
+    this.#answeredAny = true;
     const stream = exchange.stream;
     if (stream?.resumable) {
       const ids = this.#answeredOn.get(stream.name);
@@ -283,6 +286,13 @@ export class HttpSessionTransport implements Transport {
         method: 'notifications/cancelled',
         params: { requestId: id, reason: 'The HTTP client disconnected before the answer' },
       });
+    }
+    // Nothing was ever answered here, so the client never learned the session's id (it comes with
+    // the answer to initialize): nobody can use the session, which would otherwise hold a place in
+    // the session table until its TTL. It ends now.
+    if (!this.#answeredAny) {
+      this.#options.log.debug('the client went away before the answer to initialize: the session ends', { session: this.#options.id.slice(0, 8) });
+      void this.close();
     }
   }
 
