@@ -83,6 +83,7 @@ async function runTarget<T>(target: FuzzTarget<T>, options: FuzzRunOptions): Pro
       numRuns: options.runs,
       seed: options.seed,
       timeout: target.inputTimeoutMs ?? 5000,
+      includeErrorInReport: true,
       ...(options.timeLimitMs === undefined ? {} : { interruptAfterTimeLimit: options.timeLimitMs }),
     });
     return {
