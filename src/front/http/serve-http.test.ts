@@ -546,7 +546,7 @@ describe('Streamable HTTP front: batches (2025-03-26 only)', () => {
 });
 
 describe('Streamable HTTP front: limits', () => {
-  test('requests in flight beyond the per-session limit get 429 with the id; the others are served', async () => {
+  test('requests in flight beyond the per-session limit get 429 with the id and Retry-After; the others are served', async () => {
     const front = await start({ maxInFlightPerSession: 1 });
     try {
       const { headers } = await openSession(front.url);
@@ -556,6 +556,7 @@ describe('Streamable HTTP front: limits', () => {
       await seen.heldStarted.promise;
       const second = await send(front.url, { body: call(2, 'echo', { text: 'x' }), headers });
       assert.equal(second.status, 429);
+      assert.equal(second.headers.get('retry-after'), '1');
       assert.equal((second.json as { id: number }).id, 2);
       seen.release.resolve();
       assert.equal((await first).status, 200);

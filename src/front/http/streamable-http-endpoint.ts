@@ -105,14 +105,16 @@ export class StreamableHttpEndpoint {
     }
   }
 
-  /** 429 when the POST's requests would take the session over its limit of requests in flight. */
+  /** 429 (with `Retry-After: 1`) when the POST's requests would take the session over its limit of requests in flight. */
   #checkInFlight(transport: HttpSessionTransport, sorted: SortedMessages, batch: boolean): void {
     const { waiting } = sorted;
     const max = this.#options.maxInFlightPerSession;
     if (waiting.length > 0 && transport.inFlight + waiting.length > max) {
+      // A slot frees as soon as one of the session's calls is answered: try again shortly.
       throw new HttpError(429, `Too Many Requests: at most ${max} requests in flight per session`, {
         code: ErrorCode.InvalidRequest,
         id: batch ? null : (waiting[0] ?? null),
+        headers: { 'retry-after': '1' },
       });
     }
   }
