@@ -660,6 +660,28 @@ describe('Session: drain (a graceful end)', () => {
     await h.close();
   });
 
+  test('a request that came while initialize was pending is in flight: it goes on once initialize completes, and the session ends after it', async () => {
+    const gate = deferred();
+    const held = chain()
+      .use(async (ctx, next) => {
+        if (ctx.method === 'initialize') await gate.promise;
+        return next();
+      })
+      .to(local({ name: 'test-server', version: '1.2.3', tools: [echoTool] }));
+    const h = await harness(held, { initialize: false });
+    const init = h.call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } });
+    const list = h.call('tools/list');
+    // Both have reached the session: initialize waits at the gate, tools/list for initialize.
+    assert.ok((await h.call('ping')).result);
+    const drained = h.session.drain(60_000);
+    assert.equal(h.session.inFlight, 2);
+    gate.resolve();
+    assert.ok('result' in (await init));
+    assert.ok('result' in (await list));
+    assert.deepEqual(await drained, { inFlight: 2, cancelled: 0 });
+    await h.close();
+  });
+
   test('close() during a drain ends the session at once (what is in flight gets no answer, as on any close)', async () => {
     const aborted = deferred<unknown>();
     const started = deferred();
