@@ -11,7 +11,8 @@
  * - **wrong**: answered for this call, but not as asked (a missing progress step, a bad hash, a
  *   cancelled call that got a result);
  * - **error**: rejected with an error (counted by kind: `rpc <code>: <message>`, `http <status>`,
- *   `transport: <message>`): a call that fails because the gateway went away is an error;
+ *   `transport: <message>`), or answered with the tool's own error result (`tool error: ...`): a
+ *   call that fails because the gateway went away is an error;
  * - **lost**: no answer within the call's deadline.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -171,8 +172,8 @@ interface LoadSession {
   seq: number;
 }
 
-/** What a finished call is counted as. */
-type Verdict = { readonly as: 'ok' } | { readonly as: 'misrouted' | 'wrong'; readonly why: string };
+/** What a finished call is counted as (a tool's error result, e.g. the member's sampling request timing out, is an error). */
+type Verdict = { readonly as: 'ok' } | { readonly as: 'misrouted' | 'wrong' | 'error'; readonly why: string };
 
 const OK: Verdict = { as: 'ok' };
 
@@ -368,6 +369,10 @@ export class SoakLoad {
       c.ok++;
       k.ok++;
       k.latencies.push(elapsed);
+    } else if (verdict.as === 'error') {
+      c.errors++;
+      k.errors++;
+      bump(c.errorsByKind, `${kind}: ${verdict.why}`);
     } else if (verdict.as === 'misrouted') {
       c.misrouted++;
       k.misrouted++;
@@ -389,7 +394,7 @@ export class SoakLoad {
       const first = result.content[0];
       const text = first?.type === 'text' ? first.text : '';
       if (text.match(TOKEN)?.some((t) => t !== call.token) === true) return { as: 'misrouted', why: 'a tool error of another call' };
-      return { as: 'wrong', why: `tool error: ${text.replace(TOKEN, '<token>').slice(0, 100)}` };
+      return { as: 'error', why: `tool error: ${text.replace(TOKEN, '<token>').slice(0, 100)}` };
     }
     const payload = parsePayload(result, kind === 'large' ? 1 : 0);
     if (payload === undefined) return { as: 'wrong', why: 'no JSON payload' };
