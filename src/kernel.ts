@@ -2,7 +2,7 @@
 // upstreams of their own. Chain and middleware authors need only the root entry ('mcp-chain').
 
 // Correlation and lifecycle
-export { Session, type SessionOptions } from './session/session.js';
+export { Session, type SessionOptions, type DrainResult } from './session/session.js';
 export type { TimeoutOptions } from './session/timeouts.js';
 export { Peer, type IncomingScope, type OutgoingOptions, type PeerHandlers, type PeerOptions } from './rpc/peer.js';
 export { CancelScope } from './core/cancel-scope.js';

@@ -135,6 +135,7 @@ function frontText(front: FrontConfig): string {
   if (front.allowedHosts) parts.push(`hosts: ${front.allowedHosts.join(', ')}`);
   if (front.sessionTtlMs !== undefined) parts.push(`sessions end after ${front.sessionTtlMs / 1000} s idle`);
   if (front.maxSessions !== undefined) parts.push(`at most ${front.maxSessions} sessions`);
+  if (front.maxStartingSessions !== undefined) parts.push(`at most ${front.maxStartingSessions} starting at once`);
   return parts.join('; ');
 }
 

@@ -115,6 +115,7 @@ function frontOf(file: FrontConfig, flags: HttpOverrides, log: Logger): Front {
   const allowedHosts = flags.allowedHosts ?? fromFile?.allowedHosts;
   const sessionTtlMs = flags.sessionTtlMs ?? fromFile?.sessionTtlMs;
   const maxSessions = flags.maxSessions ?? fromFile?.maxSessions;
+  const maxStartingSessions = flags.maxStartingSessions ?? fromFile?.maxStartingSessions;
   return {
     kind: 'http',
     options: {
@@ -129,6 +130,7 @@ function frontOf(file: FrontConfig, flags: HttpOverrides, log: Logger): Front {
       ...(allowedHosts === undefined ? {} : { allowedHosts }),
       ...(sessionTtlMs === undefined ? {} : { sessionTtlMs }),
       ...(maxSessions === undefined ? {} : { maxSessions }),
+      ...(maxStartingSessions === undefined ? {} : { maxStartingSessions }),
     },
   };
 }

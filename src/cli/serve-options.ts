@@ -48,6 +48,7 @@ export const SERVE_OPTIONS = {
   },
   'session-ttl': { type: 'string', value: '<seconds>', group: HTTP, requires: 'http', help: 'end sessions idle for this long (default 1800)' },
   'max-sessions': { type: 'string', value: '<n>', group: HTTP, requires: 'http', help: 'most live sessions (default 1000)' },
+  'max-starting-sessions': { type: 'string', value: '<n>', group: HTTP, requires: 'http', help: 'most sessions starting at once; the next wait their turn (up to 10 s), beyond: 503 (default: twice the cores, at least 4)' },
   shared: {
     type: 'boolean',
     group: HTTP,
@@ -116,6 +117,7 @@ export const CONFIG_SERVE_OPTIONS = {
   'allow-host': { type: 'string', multiple: true, value: '<name>', group: FILE_HTTP, help: SERVE_OPTIONS['allow-host'].help },
   'session-ttl': { type: 'string', value: '<seconds>', group: FILE_HTTP, help: SERVE_OPTIONS['session-ttl'].help },
   'max-sessions': { type: 'string', value: '<n>', group: FILE_HTTP, help: SERVE_OPTIONS['max-sessions'].help },
+  'max-starting-sessions': { type: 'string', value: '<n>', group: FILE_HTTP, help: SERVE_OPTIONS['max-starting-sessions'].help },
   watch: {
     type: 'boolean',
     help: 're-read the file when it changes: servers added, removed or changed are started or stopped in running sessions too (the others keep running); a file with problems is reported and the running config kept. The front and the global middleware change only at a restart.',

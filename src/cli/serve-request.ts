@@ -38,6 +38,7 @@ export interface HttpListen {
   allowedHosts: string[] | undefined;
   sessionTtlMs: number | undefined;
   maxSessions: number | undefined;
+  maxStartingSessions: number | undefined;
   /** All sessions share one upstream connection (`--shared`). */
   shared: boolean;
 }
@@ -91,6 +92,7 @@ export function serveRequest(
       allowedHosts: values['allow-host'] && [...values['allow-host']],
       sessionTtlMs: ttl === undefined ? undefined : ttl * 1000,
       maxSessions: positiveInt('--max-sessions', values['max-sessions']),
+      maxStartingSessions: positiveInt('--max-starting-sessions', values['max-starting-sessions']),
       shared: values.shared ?? false,
     };
   }
@@ -137,6 +139,7 @@ export interface HttpOverrides {
   allowedHosts: string[] | undefined;
   sessionTtlMs: number | undefined;
   maxSessions: number | undefined;
+  maxStartingSessions: number | undefined;
 }
 
 /** The ConfigServeRequest of `mcp-chain serve`'s options and config file; mistakes throw a UsageError for `serve`. */
@@ -164,6 +167,7 @@ export function configServeRequest(values: OptionValues<ConfigServeOptions>, fil
       allowedHosts: values['allow-host'] && [...values['allow-host']],
       sessionTtlMs: ttl === undefined ? undefined : ttl * 1000,
       maxSessions: positiveInt('--max-sessions', values['max-sessions']),
+      maxStartingSessions: positiveInt('--max-starting-sessions', values['max-starting-sessions']),
     },
   };
 }

@@ -86,6 +86,7 @@ async function serveOnHttp(upstream: Upstream, http: HttpListen, options: Sessio
       ...(http.allowedHosts ? { allowedHosts: http.allowedHosts } : {}),
       ...(http.sessionTtlMs === undefined ? {} : { sessionTtlMs: http.sessionTtlMs }),
       ...(http.maxSessions === undefined ? {} : { maxSessions: http.maxSessions }),
+      ...(http.maxStartingSessions === undefined ? {} : { maxStartingSessions: http.maxStartingSessions }),
     },
     log,
     quietLevel,

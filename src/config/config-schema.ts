@@ -285,6 +285,7 @@ const httpFront = z
     allowedHosts: strings.optional().describe('Host headers accepted besides the address listened on'),
     sessionTtl: milliseconds.optional().describe('An idle session ends after this long, ms'),
     maxSessions: z.number().int().positive().optional().describe('At most this many sessions at once'),
+    maxStartingSessions: z.number().int().positive().optional().describe('At most this many sessions starting at once (the next wait their turn, up to 10 s; beyond, 503 with Retry-After). Default: twice the cores, at least 4'),
     allowUnauthenticated: z.boolean().optional().describe('Listen beyond loopback without tokens'),
     sse: z.boolean().optional().describe('Also serve the legacy HTTP+SSE endpoints'),
     oauth: oauthFront.optional(),

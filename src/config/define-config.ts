@@ -186,6 +186,8 @@ export interface HttpFrontInput {
   /** An idle session ends after this long, ms. */
   readonly sessionTtl?: number;
   readonly maxSessions?: number;
+  /** At most this many sessions starting at once (the next wait their turn, up to 10 s; beyond, 503). Default: twice the cores, at least 4. */
+  readonly maxStartingSessions?: number;
   readonly allowUnauthenticated?: boolean;
   /** Also serve the legacy HTTP+SSE endpoints. */
   readonly sse?: boolean;

@@ -119,6 +119,7 @@ export type FrontConfig =
       readonly allowedHosts?: readonly string[] | undefined;
       readonly sessionTtlMs?: number | undefined;
       readonly maxSessions?: number | undefined;
+      readonly maxStartingSessions?: number | undefined;
       readonly allowUnauthenticated: boolean;
       /** Also serve the legacy HTTP+SSE endpoints. */
       readonly sse: boolean;

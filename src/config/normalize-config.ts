@@ -313,6 +313,7 @@ function normalizeFront(http: RawConfig['http'], tools: Tools): FrontConfig {
     allowedHosts: http.allowedHosts,
     sessionTtlMs: http.sessionTtl,
     maxSessions: http.maxSessions,
+    maxStartingSessions: http.maxStartingSessions,
     allowUnauthenticated: http.allowUnauthenticated ?? false,
     sse: http.sse ?? false,
     oauth: http.oauth === undefined ? undefined : normalizeOAuth(http.oauth, ['http', 'oauth'], tools),

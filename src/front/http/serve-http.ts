@@ -1,5 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { ChainError } from '../../errors/chain-error.js';
 import { deliverRedirect, serveRedirects } from '../../auth/client/redirect-router.js';
 import { HttpError } from '../../errors/http-error.js';
@@ -15,6 +16,7 @@ import { LegacySseEndpoint } from './legacy-sse-endpoint.js';
 import { isLoopbackHost } from './loopback-host.js';
 import type { OriginGuardOptions } from './origin-guard.js';
 import { routeRequest, type Routes } from './route-request.js';
+import { SessionAdmission } from './session-admission.js';
 import { SessionTable } from './session-table.js';
 import { StreamableHttpEndpoint } from './streamable-http-endpoint.js';
 
@@ -47,6 +49,13 @@ export interface ServeHttpOptions extends SessionOptions {
   maxBodyBytes?: number;
   /** Most live sessions. Default 1000. */
   maxSessions?: number;
+  /**
+   * Most sessions starting at once (their `initialize` received, not yet answered: a gateway
+   * spawns its stdio servers then, which blocks the event loop while each child starts). The next
+   * 256 wait their turn for up to 10 s; beyond, 503 with `Retry-After: 1`. Default: twice the
+   * cores, at least 4.
+   */
+  maxStartingSessions?: number;
   /** Most requests in flight per session. Default 100. */
   maxInFlightPerSession?: number;
   /** A session with no request and no open stream for this long ends. Default 30 minutes. */
@@ -172,6 +181,7 @@ function routesOf(upstream: Upstream, options: ServeHttpOptions, basics: Basics)
     maxBodyBytes,
     sessions,
     maxInFlightPerSession: options.maxInFlightPerSession ?? 100,
+    admission: new SessionAdmission({ maxStarting: options.maxStartingSessions ?? Math.max(4, 2 * availableParallelism()) }),
     // A lone -32004 of requireScopes becomes a 403 step-up challenge, where there is OAuth to step up with.
     scopeChallenge: options.oauth && scopeChallenge(options.oauth),
   });

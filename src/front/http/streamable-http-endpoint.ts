@@ -12,6 +12,7 @@ import { accepts } from './accepts.js';
 import type { EventStore } from './event-store.js';
 import { HttpSessionTransport } from './http-session-transport.js';
 import { readPostBody, sortPostMessages, type PostBody, type SortedMessages } from './post-messages.js';
+import type { SessionAdmission } from './session-admission.js';
 import type { SessionEntry, SessionTable } from './session-table.js';
 
 export interface StreamableHttpOptions {
@@ -26,6 +27,8 @@ export interface StreamableHttpOptions {
   /** The server's sessions, of both fronts (limit, expiry, shutdown). */
   sessions: SessionTable;
   maxInFlightPerSession: number;
+  /** The limit on sessions starting at once (their `initialize` waits its turn, or gets 503). */
+  admission: SessionAdmission;
   /**
    * A front with OAuth: the step-up challenge for a call whose session's token lacks scopes it
    * needs (`needed`, beside the scopes the token holds): `scopeChallenge` of `oauth-resource`.
@@ -69,6 +72,8 @@ export class StreamableHttpEndpoint {
     const body = await readPostBody(req, this.#options.maxBodyBytes);
     const sessionId = req.headers['mcp-session-id'];
     const initialize = sessionId === undefined;
+    // A start waits its turn (a client that left meanwhile starts nothing); a draining server refuses it in #open.
+    if (initialize && !this.#options.sessions.draining && !(await this.#options.admission.admitFor(res))) return;
     const entry = initialize ? this.#open(body, identity) : this.#findForPost(sessionId, identity, body);
     entry.lastSeen = Date.now();
     checkBatchAllowed(entry.session, body.batch);
