@@ -17,7 +17,7 @@ import { sse } from '../upstream/http/sse.js';
 import { shared } from '../upstream/shared/shared.js';
 import { stdio } from '../upstream/stdio.js';
 import { ConfigError } from './config-error.js';
-import type { GatewayConfig, MiddlewareConfig, ServerConfig } from './gateway-config.js';
+import type { BreakerConfig, GatewayConfig, MiddlewareConfig, ServerConfig } from './gateway-config.js';
 import { importModule } from './import-module.js';
 import { BUILTIN_MIDDLEWARE, type MiddlewareContext } from './middleware-registry.js';
 
@@ -208,7 +208,7 @@ async function middlewareFrom(entry: MiddlewareConfig, file: string, context: Mi
 }
 
 function aggregateOptions(config: GatewayConfig, log: Logger): AggregateOptions {
-  const { naming, timeouts, serverInfo } = config;
+  const { naming, timeouts, serverInfo, breaker } = config;
   return {
     separator: naming.separator,
     maxNameLength: naming.maxNameLength,
@@ -216,7 +216,13 @@ function aggregateOptions(config: GatewayConfig, log: Logger): AggregateOptions 
     ...(naming.pageSize === undefined ? {} : { pageSize: naming.pageSize }),
     ...(timeouts?.listMs === undefined ? {} : { listTimeoutMs: timeouts.listMs }),
     ...(serverInfo === undefined ? {} : { serverInfo }),
+    ...(breaker === undefined ? {} : { breaker: breaker === false ? false : withoutUndefined(breaker) }),
   };
+}
+
+/** `breaker` without its unset keys (the aggregate's options are exact). */
+function withoutUndefined(breaker: BreakerConfig): NonNullable<Exclude<AggregateOptions['breaker'], false>> {
+  return Object.fromEntries(Object.entries(breaker).filter(([, value]) => value !== undefined));
 }
 
 function sessionOptionsOf(config: GatewayConfig): SessionOptions {

@@ -318,6 +318,18 @@ export const CONFIG_SCHEMA = z
       .min(0)
       .optional()
       .describe('On SIGTERM or SIGINT, how long calls in flight may take to finish before they are cancelled, ms (10000; 0: at once). New sessions and requests are refused meanwhile'),
+    breaker: z
+      .union([
+        z.literal(false),
+        z.strictObject({
+          failures: z.number().int().positive().optional().describe('Failures in a row that open a member\'s circuit (5)'),
+          open: milliseconds.optional().describe('How long an open circuit fails calls at once before one probe, ms (1000)'),
+          factor: z.number().min(1).optional().describe('Each failed probe keeps it open this many times longer (2)'),
+          maxOpen: milliseconds.optional().describe('The longest it stays open, ms (30000)'),
+        }),
+      ])
+      .optional()
+      .describe('The circuit breaker of each server that is up but keeps failing calls (broken connection, HTTP 5xx, timeouts): its calls then fail at once with an error naming it, until a probe call succeeds. false: none'),
     naming: z
       .strictObject({
         separator: z.string().regex(/^[A-Za-z0-9_-]+$/, 'expected letters, digits, "_" and "-" only').optional().describe('Between a prefix and a name (default "__")'),

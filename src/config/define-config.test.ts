@@ -35,7 +35,7 @@ const OAUTH_INPUT_KEYS: Record<keyof UpstreamOAuthInput, true> = {
   authorizationUrl: true, tokenUrl: true, registrationUrl: true, audiences: true, tokenParamName: true, authServerMetadataUrl: true,
 };
 const CONFIG_INPUT_KEYS: Record<keyof ConfigInput, true> = {
-  $schema: true, mcpServers: true, servers: true, mcp_servers: true, http: true, serverInfo: true, timeouts: true, drainMs: true, naming: true, middleware: true,
+  $schema: true, mcpServers: true, servers: true, mcp_servers: true, http: true, serverInfo: true, timeouts: true, drainMs: true, breaker: true, naming: true, middleware: true,
 };
 const BUILTIN_NAMES: Record<BuiltinMiddlewareName, true> = {
   filter: true, rename: true, log: true, transform: true, validate: true, rateLimit: true, cache: true, timeout: true, retry: true, redact: true, limitResult: true, audit: true, approve: true, discover: true, pin: true, requireScopes: true,

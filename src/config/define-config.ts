@@ -247,6 +247,8 @@ export interface ConfigInput {
   readonly timeouts?: { readonly request?: number; readonly max?: number; readonly startup?: number; readonly list?: number };
   /** On SIGTERM or SIGINT, how long calls in flight may take to finish before they are cancelled, ms (default 10000; 0: at once). */
   readonly drainMs?: number;
+  /** The circuit breaker of each server that is up but keeps failing calls; false: none. */
+  readonly breaker?: false | { readonly failures?: number; readonly open?: number; readonly factor?: number; readonly maxOpen?: number };
   readonly naming?: { readonly separator?: string; readonly maxNameLength?: number; readonly pageSize?: number };
   /** In front of the whole gateway. */
   readonly middleware?: readonly MiddlewareInput[];

@@ -19,9 +19,18 @@ export interface GatewayConfig {
   readonly timeouts?: GatewayTimeouts | undefined;
   /** On SIGTERM or SIGINT, how long calls in flight may take to finish, ms (undefined: the default, 10 s). */
   readonly drainMs?: number | undefined;
+  /** The circuit breaker of each member (undefined: the defaults; false: none). See `AggregateOptions.breaker`. */
+  readonly breaker?: false | BreakerConfig | undefined;
   readonly naming: NamingConfig;
   /** For the whole gateway, in the order they run (client → server). */
   readonly middleware: readonly MiddlewareConfig[];
+}
+
+export interface BreakerConfig {
+  readonly failureThreshold?: number | undefined;
+  readonly openMs?: number | undefined;
+  readonly factor?: number | undefined;
+  readonly maxOpenMs?: number | undefined;
 }
 
 export interface NamingConfig {

@@ -97,6 +97,10 @@ export function normalizeConfig(raw: RawConfig, context: NormalizeContext): { co
         ? undefined
         : { requestMs: raw.timeouts.request, maxMs: raw.timeouts.max, startupMs: raw.timeouts.startup, listMs: raw.timeouts.list },
     drainMs: raw.drainMs,
+    breaker:
+      raw.breaker === undefined || raw.breaker === false
+        ? raw.breaker
+        : { failureThreshold: raw.breaker.failures, openMs: raw.breaker.open, factor: raw.breaker.factor, maxOpenMs: raw.breaker.maxOpen },
     naming: {
       separator: raw.naming?.separator ?? DEFAULT_SEPARATOR,
       maxNameLength: raw.naming?.maxNameLength ?? DEFAULT_MAX_NAME_LENGTH,
