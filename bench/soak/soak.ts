@@ -56,7 +56,7 @@ export interface SoakThresholds {
 export const DEFAULT_THRESHOLDS: SoakThresholds = { heapSlopeMiBPerMin: 1, heapDriftMiB: 4, rssSlopeMiBPerMin: undefined, minSlopeSamples: 20 };
 
 export interface SoakOptions {
-  /** How long the load runs (from the first session's connect). */
+  /** How long the load runs once every session has connected (the ramp-up before is not counted). */
   readonly durationMs: number;
   /** Client sessions (default 200). */
   readonly sessions?: number;
@@ -127,6 +127,8 @@ export interface SoakResult {
   readonly thresholds: SoakThresholds;
   /** From the first connect to the last call settled (ms). */
   readonly loadMs: number;
+  /** From the first connect to the last (ms), undefined if not every session connected. */
+  readonly rampUpMs: number | undefined;
   readonly calls: {
     readonly started: number;
     readonly ok: number;
@@ -420,7 +422,6 @@ export async function startSoak(options: SoakOptions): Promise<SoakHandle> {
 
     // The load.
     const loadStart = Date.now();
-    const endAt = loadStart + durationMs;
     let stopping = false;
     let gatewayGone: ProcessExit | undefined;
     const gatewayExit = gateway.exit.then(({ code, signal }) => {
@@ -428,7 +429,7 @@ export async function startSoak(options: SoakOptions): Promise<SoakHandle> {
       gatewayGone = exit;
       return exit;
     });
-    const load = new SoakLoad({
+    const load: SoakLoad = new SoakLoad({
       url,
       sessions,
       inFlight,
@@ -438,8 +439,8 @@ export async function startSoak(options: SoakOptions): Promise<SoakHandle> {
       largeBytes,
       deadlineMs,
       seed,
-      connectConcurrency: 10,
-      running: () => !stopping && gatewayGone === undefined && Date.now() < endAt,
+      connectConcurrency: 25,
+      running: () => !stopping && gatewayGone === undefined && Date.now() < (load.counters.allConnectedAt ?? Infinity) + durationMs,
     });
     let maxFds = baselineFds;
     const sampler = setInterval(() => {
@@ -565,6 +566,7 @@ export async function startSoak(options: SoakOptions): Promise<SoakHandle> {
           options: { durationMs, sessions, inFlight, warmupMs, deadlineMs, mix, largeBytes, seed },
           thresholds,
           loadMs,
+          rampUpMs: c.allConnectedAt === undefined ? undefined : c.allConnectedAt - loadStart,
           calls: {
             started: c.started,
             ok: c.ok,
