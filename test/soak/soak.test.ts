@@ -30,12 +30,6 @@ describe('soak: 20 sessions x 10 calls in flight for 60 s through mcp-chain serv
     if (result !== undefined && !result.verdict.pass) process.stderr.write(`${formatReport(result)}\n`);
   });
 
-  // The three todos are one bug: the HTTP front keeps a request the client cancelled (its POST stream,
-  // its connection) until the session closes, then answers it "Session closed"
-  // (src/front/http/http-session-transport.ts); the heap grows with them (7 MiB/min here with
-  // cancellations in the mix, 2.5 without, within the thresholds). Remove the todos with the fix.
-  const CANCEL_LEAK = 'the HTTP front holds cancelled requests until their session closes';
-
   test('every session opened, calls of every kind ran, and each settled exactly once', () => {
     const r = soak();
     assert.equal(r.sessions.opened, SESSIONS);
@@ -59,13 +53,11 @@ describe('soak: 20 sessions x 10 calls in flight for 60 s through mcp-chain serv
     assert.ok(r.sampling.requests > 0 && r.progress.notifications > 0);
   });
 
-  // (After 100 cancellations a session is at the front's limit of requests in flight, so with the
-  // leak every later call of that session gets 429: hence the third todo.)
-  test('no call ends in an error (the members never fail)', { todo: CANCEL_LEAK }, () => {
+  test('no call ends in an error (the members never fail)', () => {
     assert.deepEqual(soak().calls.errorsByKind, {});
   });
 
-  test('a cancelled call gets nothing after its cancellation', { todo: CANCEL_LEAK }, () => {
+  test('a cancelled call gets nothing after its cancellation', () => {
     assert.equal(soak().answersAfterCancel, 0);
   });
 
@@ -80,7 +72,7 @@ describe('soak: 20 sessions x 10 calls in flight for 60 s through mcp-chain serv
     assert.ok(a.sessionsOpened > SESSIONS);
   });
 
-  test('the heap is flat after warm-up', { todo: CANCEL_LEAK }, () => {
+  test('the heap is flat after warm-up', () => {
     const r = soak();
     const { heapSlopeMiBPerMin, heapDriftMiB } = r.thresholds;
     const slope = r.memory.heap.slopeMiBPerMin;

@@ -40,6 +40,9 @@ function answerIdOf(data: string): JsonRpcId | undefined {
   }
 }
 
+/** How many cancellations of requests not (yet) seen a session remembers. */
+const MAX_EARLY_CANCELLATIONS = 1000;
+
 /**
  * The transport of one Streamable HTTP session. Messages come from POST bodies; what the session
  * sends goes where it belongs: an answer to the POST that asked, a message related to a request
@@ -74,6 +77,13 @@ export class HttpSessionTransport implements Transport {
    * Bounded: the oldest streams go first.
    */
   readonly #answeredOn = new Map<string, JsonRpcId[]>();
+  /**
+   * Requests the client cancelled before they arrived here (its POSTs travel on separate
+   * connections, so a cancellation can overtake its request): such a request is not forwarded,
+   * and gets no answer. The most recent {@link MAX_EARLY_CANCELLATIONS}; an id is never reused
+   * within a session, so remembering one is safe.
+   */
+  readonly #cancelledEarly = new Set<JsonRpcId>();
   #closed = false;
   /** Whether any answer has gone to an exchange: until then, the client does not know the session's id. */
   #answeredAny = false;
@@ -113,7 +123,7 @@ export class HttpSessionTransport implements Transport {
 
   /** A POST without requests: its messages are handed over; the caller answers 202. */
   accept(messages: readonly unknown[]): void {
-    for (const message of messages) this.onmessage?.(message);
+    for (const message of messages) this.#handOver(message);
   }
 
   /**
@@ -134,7 +144,35 @@ export class HttpSessionTransport implements Transport {
     for (const id of options.waiting) this.#byId.set(id, exchange);
     this.#live.add(exchange);
     res.on('close', () => this.#dropped(exchange, res));
-    for (const message of messages) this.onmessage?.(message);
+    for (const message of messages) {
+      const overtaken = requestId(message);
+      if (overtaken !== undefined && this.#cancelledEarly.delete(overtaken)) this.#abandon(overtaken);
+      else this.#handOver(message);
+    }
+  }
+
+  /**
+   * Gives a client's message to the session. A cancellation of a request waiting here also ends
+   * the wait: no answer will come, so the request's exchange stops waiting for it (and ends, its
+   * stream closed, if it was the last), rather than holding its stream and a place among the
+   * session's requests in flight until the session ends.
+   */
+  #handOver(message: unknown): void {
+    const id = cancelledRequestId(message);
+    if (id !== undefined && !this.#abandon(id)) {
+      this.#cancelledEarly.add(id);
+      if (this.#cancelledEarly.size > MAX_EARLY_CANCELLATIONS) this.#cancelledEarly.delete(this.#cancelledEarly.values().next().value as JsonRpcId);
+    }
+    this.onmessage?.(message);
+  }
+
+  /** Stops waiting for the answer to `id` (its client cancelled it); false if nothing waited for it. */
+  #abandon(id: JsonRpcId): boolean {
+    const exchange = this.#byId.get(id);
+    if (!exchange) return false;
+    this.#byId.delete(id);
+    if (exchange.abandon(id)) this.#live.delete(exchange);
+    return true;
   }
 
   /** A GET without `Last-Event-ID`: the standalone stream (a new one replaces an old one). */
@@ -315,6 +353,21 @@ export class HttpSessionTransport implements Transport {
     this.onclose?.();
     return Promise.resolve();
   }
+}
+
+/** The id of `message` if it is a request. */
+function requestId(message: unknown): JsonRpcId | undefined {
+  if (typeof message !== 'object' || message === null || typeof (message as { method?: unknown }).method !== 'string') return undefined;
+  const id = (message as { id?: unknown }).id;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+/** The request a `notifications/cancelled` names, if `message` is one. */
+function cancelledRequestId(message: unknown): JsonRpcId | undefined {
+  if (typeof message !== 'object' || message === null || (message as { method?: unknown }).method !== 'notifications/cancelled') return undefined;
+  const params = (message as { params?: unknown }).params;
+  const id = typeof params === 'object' && params !== null ? (params as { requestId?: unknown }).requestId : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
 /**

@@ -84,6 +84,18 @@ export class PostExchange {
     return true;
   }
 
+  /**
+   * Stops waiting for `id`: its client cancelled it, and a cancelled request gets no answer (the
+   * spec says so). Returns true when that was the last: the exchange then ends (its stream closes,
+   * or what was answered goes out).
+   */
+  abandon(id: JsonRpcId): boolean {
+    if (this.#done || !this.#waiting.delete(id)) return false;
+    if (this.#waiting.size > 0) return false;
+    this.#finish();
+    return true;
+  }
+
   #finish(): void {
     this.#done = true;
     if (this.#stream) {
@@ -91,6 +103,12 @@ export class PostExchange {
       return;
     }
     const [first] = this.#answers;
+    if (first === undefined) {
+      // Every request of the POST was cancelled by its client: nothing is due, the stream just ends.
+      if (!this.#res.headersSent) this.#res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...this.#options.headers });
+      this.#res.end();
+      return;
+    }
     const body = this.#options.batch || first === undefined ? serializeMessage(this.#answers) : encodeMessage(first);
     if (typeof body === 'string') {
       const retry = this.#options.batch ? undefined : retryAfterOf(first);
