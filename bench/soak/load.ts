@@ -75,6 +75,15 @@ export interface LoadCounters {
   late: number;
   inFlight: number;
   readonly errorsByKind: Record<string, number>;
+  /**
+   * Set (`Date.now()`) to mark a moment, e.g. a signal sent to the gateway: the calls in flight at
+   * that moment are then counted in {@link inFlightAtMark}, and their errors in
+   * {@link errorsOfInFlightAtMark}.
+   */
+  markAt: number | undefined;
+  /** How the calls that were in flight at `markAt` ended (ok, error, lost, ...). */
+  readonly inFlightAtMark: Record<string, number>;
+  readonly errorsOfInFlightAtMark: Record<string, number>;
   readonly wrongByKind: Record<string, number>;
   readonly misroutedByKind: Record<string, number>;
   readonly byKind: Record<CallKind, KindCounters>;
@@ -109,6 +118,9 @@ export function newCounters(): LoadCounters {
     late: 0,
     inFlight: 0,
     errorsByKind: {},
+    markAt: undefined,
+    inFlightAtMark: {},
+    errorsOfInFlightAtMark: {},
     wrongByKind: {},
     misroutedByKind: {},
     byKind,
@@ -312,6 +324,7 @@ export class SoakLoad {
     const cancelReason = new McpError(-32800, `soak: cancelled by the client (${token})`);
     const cancelTimer = kind === 'cancel' ? setTimeout(() => controller.abort(cancelReason), abortAfter) : undefined;
     const begin = performance.now();
+    const startedAt = Date.now();
     const answer = session.client
       .callTool({ name: `${member}__${tool}`, arguments: args }, undefined, {
         signal: controller.signal,
@@ -344,6 +357,12 @@ export class SoakLoad {
     const elapsed = performance.now() - begin;
     c.inFlight--;
     session.tokens.delete(token);
+    // Whether this call was in flight at the marked moment (started before it, settled after it).
+    if (c.markAt !== undefined && startedAt < c.markAt && Date.now() >= c.markAt) {
+      const ended = outcome.settled === 'error' ? (kind === 'cancel' && outcome.error === cancelReason ? 'cancelled (ok)' : 'error') : outcome.settled === 'deadline' ? 'lost' : 'answered';
+      bump(c.inFlightAtMark, ended);
+      if (outcome.settled === 'error' && ended === 'error') bump(c.errorsOfInFlightAtMark, `${kind}: ${errorKind(outcome.error)}`);
+    }
 
     if (outcome.settled === 'deadline') {
       c.lost++;
