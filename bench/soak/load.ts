@@ -97,6 +97,10 @@ export interface LoadCounters {
   readonly clientErrors: Record<string, number>;
   /** Answers to requests the client no longer waits for (it cancelled them, or gave up at the deadline). */
   answersAfterCancel: number;
+  /** "Session closed" answers to calls whose cancellation was still on its way when the client ended the session. */
+  closedBeforeCancelArrived: number;
+  /** The first few of those answers, as the client reported them (to tell where they came from). */
+  readonly answersAfterCancelSamples: string[];
   sessionsOpened: number;
   sessionsClosed: number;
   /** When the last session had connected (`Date.now()`), once it has. */
@@ -130,6 +134,8 @@ export function newCounters(): LoadCounters {
     progressMisrouted: 0,
     clientErrors: {},
     answersAfterCancel: 0,
+    closedBeforeCancelArrived: 0,
+    answersAfterCancelSamples: [],
     sessionsOpened: 0,
     sessionsClosed: 0,
     allConnectedAt: undefined,
@@ -182,6 +188,8 @@ interface LoadSession {
   /** Tokens of this session's calls in flight. */
   readonly tokens: Set<string>;
   seq: number;
+  /** Set once its calls are over and it is being ended (DELETE). */
+  closing: boolean;
 }
 
 /** What a finished call is counted as (a tool's error result, e.g. the member's sampling request timing out, is an error). */
@@ -237,7 +245,7 @@ export class SoakLoad {
   async #connect(index: number): Promise<LoadSession | undefined> {
     const client = new Client({ name: `soak-${index}`, version: '1.0.0' }, { capabilities: { sampling: {} } });
     const transport = new StreamableHTTPClientTransport(new URL(this.#options.url));
-    const session: LoadSession = { index, client, transport, tokens: new Set(), seq: 0 };
+    const session: LoadSession = { index, client, transport, tokens: new Set(), seq: 0, closing: false };
     client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
       this.counters.samplingRequests++;
       const content = request.params.messages[0]?.content;
@@ -246,7 +254,18 @@ export class SoakLoad {
       return { role: 'assistant', content: { type: 'text', text: samplingAnswer(text, index) }, model: 'soak' };
     });
     client.onerror = (error) => {
-      if (error.message.startsWith('Received a response for an unknown message ID')) this.counters.answersAfterCancel++;
+      if (error.message.startsWith('Received a response for an unknown message ID')) {
+        // The client ends a session right after its last call settles; a call it cancelled just
+        // before may have its cancellation still on the way (another POST) when the DELETE ends the
+        // session: the gateway, which never got the cancellation, answers "Session closed". That
+        // is the client's race, counted apart.
+        if (session.closing && error.message.includes('"Session closed"')) {
+          this.counters.closedBeforeCancelArrived++;
+          return;
+        }
+        this.counters.answersAfterCancel++;
+        if (this.counters.answersAfterCancelSamples.length < 5) this.counters.answersAfterCancelSamples.push(`session ${index}: ${error.message.slice(0, 300)}`);
+      }
       else bump(this.counters.clientErrors, errorKind(error));
     };
     try {
@@ -266,6 +285,7 @@ export class SoakLoad {
       while (this.#options.running()) await this.#call(session);
     });
     await Promise.all(workers);
+    session.closing = true;
     try {
       await withDeadline(session.transport.terminateSession(), 10_000, `session ${session.index} DELETE`);
     } catch (error) {

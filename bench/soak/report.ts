@@ -31,7 +31,7 @@ export function formatReport(r: SoakResult): string {
     }),
     `  (cancel: a slow call aborted by the client after 5-200 ms; ok = it ended with its own cancellation and nothing else)`,
     `sampling round trips: ${r.sampling.requests} requests, ${r.sampling.misrouted} to a session without that call; progress: ${r.progress.notifications} notifications, ${r.progress.misrouted} to another call`,
-    `answers to calls the client had cancelled or given up: ${r.answersAfterCancel}`,
+    `answers to calls the client had cancelled or given up: ${r.answersAfterCancel} (and ${r.closedBeforeCancelArrived} "Session closed" to a call whose cancellation was still on its way when the client ended its session)`,
     `sessions: ${r.sessions.opened} opened (the last ${r.rampUpMs === undefined ? '-' : (r.rampUpMs / 1000).toFixed(0)} s after the first), ${r.sessions.closed} closed`,
   ];
   if (c.errors > 0) lines.push('errors by kind:', ...table(c.errorsByKind));

@@ -148,6 +148,8 @@ export interface SoakResult {
   readonly clientErrors: Record<string, number>;
   /** Answers the clients got for requests they had cancelled (or given up at the deadline): the gateway should send none. */
   readonly answersAfterCancel: number;
+  /** "Session closed" answers to calls whose cancellation was still on its way when the client ended the session (the client's race; not a failure). */
+  readonly closedBeforeCancelArrived: number;
   readonly sessions: { readonly opened: number; readonly closed: number; readonly failures: Record<string, number> };
   readonly memory: {
     readonly rss: MemoryFigures;
@@ -559,7 +561,7 @@ export async function startSoak(options: SoakOptions): Promise<SoakHandle> {
           failures.push(`RSS grows ${rssFigures.slopeMiBPerMin.toFixed(2)} MiB/min after warm-up (threshold ${thresholds.rssSlopeMiBPerMin})`);
         if (c.errors > 0) notes.push(`${c.errors} calls ended with an error (not a failure by itself: see errorsByKind)`);
         if (Object.keys(c.sessionFailures).length > 0) notes.push(`session failures: ${JSON.stringify(c.sessionFailures)}`);
-        if (c.answersAfterCancel > 0) failures.push(`${c.answersAfterCancel} answers came for calls the client had already cancelled or given up`);
+        if (c.answersAfterCancel > 0) failures.push(`${c.answersAfterCancel} answers came for calls the client had already cancelled or given up: ${c.answersAfterCancelSamples.join(' | ')}`);
         if (c.sessionsOpened < sessions && goneDuringLoad === undefined) failures.push(`only ${c.sessionsOpened} of ${sessions} sessions opened`);
 
         return {
@@ -585,6 +587,7 @@ export async function startSoak(options: SoakOptions): Promise<SoakHandle> {
           progress: { notifications: c.progressNotifications, misrouted: c.progressMisrouted },
           clientErrors: c.clientErrors,
           answersAfterCancel: c.answersAfterCancel,
+          closedBeforeCancelArrived: c.closedBeforeCancelArrived,
           sessions: { opened: c.sessionsOpened, closed: c.sessionsClosed, failures: c.sessionFailures },
           memory: {
             rss: rssFigures,
