@@ -8,7 +8,8 @@ import { silentLogger } from '../../src/log/stderr-logger.js';
 import type { JsonObject } from '../../src/message/jsonrpc.js';
 import { classifyMessage, isJsonObject } from '../../src/message/parse-message.js';
 import { isSupportedVersion, LATEST_PROTOCOL_VERSION } from '../../src/spec/versions.js';
-import { local, type LocalServer } from '../../src/upstream/local.js';
+import type { LocalServer } from '../../src/upstream/local.js';
+import { echoServer } from './echo-server.js';
 import { defineFuzzTarget } from './fuzz-target.js';
 
 // The Streamable HTTP front end to end, in process: serveHttp on 127.0.0.1 (port 0) before an echo
@@ -27,21 +28,7 @@ const MAX_SESSIONS = 20;
 /** Statuses the front may answer anything with. */
 const ALLOWED = new Set([200, 202, 204, 400, 403, 404, 405, 406, 413, 415, 429, 503]);
 
-const echo = (): LocalServer => local({
-  name: 'fuzz-echo',
-  tools: [{
-    name: 'echo',
-    description: 'Answers with its arguments',
-    handler: (args) => ({ content: [{ type: 'text', text: 'echo' }], structuredContent: args }),
-  }, {
-    name: 'progress',
-    description: 'Reports progress (when asked for it) before it answers',
-    handler: async (_args, ctx) => {
-      await ctx.progress(1, 2, 'half');
-      return { content: [{ type: 'text', text: 'done' }] };
-    },
-  }],
-});
+const echo = echoServer;
 
 type Pool = 'A' | 'B';
 /** The pool's sessions: A speaks 2025-03-26 (batches), B 2025-11-25. The control session is never named by inputs. */

@@ -8,7 +8,8 @@ import { silentLogger } from '../../src/log/stderr-logger.js';
 import type { JsonObject } from '../../src/message/jsonrpc.js';
 import { classifyMessage, isJsonObject } from '../../src/message/parse-message.js';
 import { LineReader } from '../../src/message/line-reader.js';
-import { local, type LocalServer } from '../../src/upstream/local.js';
+import type { LocalServer } from '../../src/upstream/local.js';
+import { echoServer } from './echo-server.js';
 import { defineFuzzTarget } from './fuzz-target.js';
 
 // The stdio front end to end, in process: serveStdio over in-memory streams in front of an echo
@@ -22,21 +23,7 @@ import { defineFuzzTarget } from './fuzz-target.js';
 /** Small, so that lines over it are cheap to make. */
 const MAX_LINE = 8192;
 
-const echo = (): LocalServer => local({
-  name: 'fuzz-echo',
-  tools: [{
-    name: 'echo',
-    description: 'Answers with its arguments',
-    handler: (args) => ({ content: [{ type: 'text', text: 'echo' }], structuredContent: args }),
-  }, {
-    name: 'progress',
-    description: 'Reports progress (when asked for it) before it answers',
-    handler: async (_args, ctx) => {
-      await ctx.progress(1, 2, 'half');
-      return { content: [{ type: 'text', text: 'done' }] };
-    },
-  }],
-});
+const echo = echoServer;
 
 type Version = '2025-03-26' | '2025-06-18' | '2025-11-25';
 

@@ -11,7 +11,8 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { childrenOf, processAlive } from '../integration/_process.js';
+import { commandLine, descendants as descendantsOf } from '../../bench/soak/proc.js';
+import { processAlive } from '../integration/_process.js';
 import { withTimeout } from './client.js';
 import { fixtureCommand, proxyEnv, proxyMain, type Target } from './targets.js';
 
@@ -242,29 +243,7 @@ export async function connectHttpDirect(url: string): Promise<{ client: Client; 
 // The process table
 // ---------------------------------------------------------------------------------------------
 
-/** Every live descendant of `pid` (children, their children, ...). */
-export function descendantsOf(pid: number): number[] {
-  const found: number[] = [];
-  const queue = [pid];
-  while (queue.length > 0) {
-    const next = queue.shift() as number;
-    for (const child of childrenOf(next)) {
-      if (found.includes(child)) continue;
-      found.push(child);
-      queue.push(child);
-    }
-  }
-  return found;
-}
-
-/** A process's command line, arguments joined by spaces ('' once it is gone). */
-export function commandLine(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
-  } catch {
-    return '';
-  }
-}
+export { commandLine, descendantsOf };
 
 /** A process's working directory (undefined once it is gone). */
 export function workingDirectory(pid: number): string | undefined {
