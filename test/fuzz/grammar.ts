@@ -135,7 +135,8 @@ export function feedings(bytes: Buffer, how: Chunking, maxSplits = 400): Buffer[
 
 /**
  * Structural equality without recursion (values may be nested 10,000 deep); `sent`: `a` is what
- * was sent for `b`, where a number too large for a double (Infinity) became null.
+ * was sent for `b`, where a number too large for a double (Infinity) became null, and a negative
+ * one too small for it (read as -0) became 0, as JSON.stringify writes them.
  */
 export function sameJson(a: unknown, b: unknown, options: { readonly sent?: boolean } = {}): boolean {
   const stack: Array<[unknown, unknown]> = [[a, b]];
@@ -144,6 +145,8 @@ export function sameJson(a: unknown, b: unknown, options: { readonly sent?: bool
     if (Object.is(x, y)) continue;
     // What JSON.stringify sends for a number JSON.parse read as ±Infinity (over 1.8e308): null.
     if (options.sent === true && x === null && typeof y === 'number' && !Number.isFinite(y)) continue;
+    // What JSON.stringify sends for -0 (e.g. -3.7e-2027, which JSON.parse reads as -0): 0.
+    if (options.sent === true && x === 0 && Object.is(y, -0)) continue;
     if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
     if (Array.isArray(x) !== Array.isArray(y)) return false;
     const kx = Object.keys(x);
