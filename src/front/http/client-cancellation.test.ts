@@ -115,6 +115,16 @@ describe('HTTP front: a call the client cancels', () => {
     assert.deepEqual(answerTo(next, 3)?.result?.content, [{ type: 'text', text: 'next' }]);
   });
 
+  test('a late cancellation (its request already answered) is not kept: a client that reuses the id still gets its answer', async () => {
+    const server = hangingServer();
+    const front = await start(server);
+    const { headers } = await openSession(front.url);
+    assert.deepEqual(answerTo(await send(front.url, { body: call(2, 'echo', { text: 'first' }), headers }), 2)?.result?.content, [{ type: 'text', text: 'first' }]);
+    assert.equal((await send(front.url, { body: cancel(2), headers })).status, 202);
+    const again = await send(front.url, { body: call(2, 'echo', { text: 'again' }), headers });
+    assert.deepEqual(answerTo(again, 2)?.result?.content, [{ type: 'text', text: 'again' }]);
+  });
+
   test('a client that dropped its resumable stream and then cancelled (as the SDK client does) leaves nothing waiting: the next call is taken', async () => {
     const server = hangingServer();
     const front = await start(server);

@@ -80,10 +80,13 @@ export class HttpSessionTransport implements Transport {
   /**
    * Requests the client cancelled before they arrived here (its POSTs travel on separate
    * connections, so a cancellation can overtake its request): such a request is not forwarded,
-   * and gets no answer. The most recent {@link MAX_EARLY_CANCELLATIONS}; an id is never reused
-   * within a session, so remembering one is safe.
+   * and gets no answer. The most recent {@link MAX_EARLY_CANCELLATIONS}. A cancellation of a
+   * request already seen (answered, or its client gone) is a late one, not remembered: a client
+   * that (against the spec) reuses an old id is still served.
    */
   readonly #cancelledEarly = new Set<JsonRpcId>();
+  /** The ids of the most recent {@link MAX_EARLY_CANCELLATIONS} requests this session took. */
+  readonly #seen = new Set<JsonRpcId>();
   #closed = false;
   /** Whether any answer has gone to an exchange: until then, the client does not know the session's id. */
   #answeredAny = false;
@@ -141,7 +144,10 @@ export class HttpSessionTransport implements Transport {
       priming: this.#options.priming(),
       session: this.#sse,
     });
-    for (const id of options.waiting) this.#byId.set(id, exchange);
+    for (const id of options.waiting) {
+      this.#byId.set(id, exchange);
+      remember(this.#seen, id);
+    }
     this.#live.add(exchange);
     res.on('close', () => this.#dropped(exchange, res));
     for (const message of messages) {
@@ -159,10 +165,7 @@ export class HttpSessionTransport implements Transport {
    */
   #handOver(message: unknown): void {
     const id = cancelledRequestId(message);
-    if (id !== undefined && !this.#abandon(id)) {
-      this.#cancelledEarly.add(id);
-      if (this.#cancelledEarly.size > MAX_EARLY_CANCELLATIONS) this.#cancelledEarly.delete(this.#cancelledEarly.values().next().value as JsonRpcId);
-    }
+    if (id !== undefined && !this.#abandon(id) && !this.#seen.has(id)) remember(this.#cancelledEarly, id);
     this.onmessage?.(message);
   }
 
@@ -353,6 +356,13 @@ export class HttpSessionTransport implements Transport {
     this.onclose?.();
     return Promise.resolve();
   }
+}
+
+/** Adds `id` to `ids`, the oldest going once there are more than {@link MAX_EARLY_CANCELLATIONS}. */
+function remember(ids: Set<JsonRpcId>, id: JsonRpcId): void {
+  ids.delete(id);
+  ids.add(id);
+  if (ids.size > MAX_EARLY_CANCELLATIONS) ids.delete(ids.values().next().value as JsonRpcId);
 }
 
 /** The id of `message` if it is a request. */
