@@ -8,7 +8,8 @@
  * `--chain <name>` serves bench/chains/<name>.ts (`mcp-chain run`, stdio only) instead of the bare
  * chain; with `--members N` (an aggregate of N copies of the upstream, as `aggregate-3`) the calls
  * go to `a__echo` and a list holds N × 500 tools. `--lists N` adds N `tools/list` calls (after the
- * echo calls; `--calls 0` profiles the lists alone).
+ * echo calls; `--calls 0` profiles the lists alone). `--payloads N --kib K` adds N results of K KiB
+ * (default 100).
  *
  *   npm run build && node --import tsx bench/profile.ts --front stdio --inflight 16 --calls 20000 --top 25
  *   node --import tsx bench/profile.ts --front stdio --chain aggregate-3 --members 3 --calls 0 --lists 300
@@ -32,6 +33,8 @@ const { values } = parseArgs({
     chain: { type: 'string' },
     members: { type: 'string', default: '1' },
     lists: { type: 'string', default: '0' },
+    payloads: { type: 'string', default: '0' },
+    kib: { type: 'string', default: '100' },
   },
 });
 const dir = values.dir ?? mkdtempSync(join(tmpdir(), 'mcp-chain-prof-'));
@@ -77,6 +80,11 @@ try {
   if (values.sized) {
     await sequential(20, () => payload(client, 1024, `${tool}payload`));
     await sequential(50, () => listTools(client, 500 * members));
+  }
+  if (Number(values.payloads) > 0) {
+    const kib = Number(values.kib);
+    const durations = await sequential(Number(values.payloads), () => payload(client, kib, `${tool}payload`));
+    process.stderr.write(`payload of ${kib} KiB: median ${(median(durations) / 1000).toFixed(2)} ms\n`);
   }
   if (Number(values.lists) > 0) {
     const durations = await sequential(Number(values.lists), () => listTools(client, 500 * members));
