@@ -1,15 +1,17 @@
 import { isUtf8 } from 'node:buffer';
 import { ErrorCode } from '../errors/error-code.js';
 import { McpError } from '../errors/mcp-error.js';
+import { lazyMessage } from './lazy-message.js';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 export interface LineReaderHandlers {
   /**
    * A complete line decoded as UTF-8 and parsed as JSON, with the line's text and the bytes it
-   * was decoded from (a view of the bytes read, not a copy).
+   * was decoded from (a view of the bytes read, not a copy). A line read lazily (see
+   * `lazyFromBytes`) has no text: it was never decoded as a whole.
    */
-  onValue(value: unknown, text: string, bytes: Buffer): void;
+  onValue(value: unknown, text: string | undefined, bytes: Buffer): void;
   /** A line that could not become a JSON value, or one over the size limit. */
   onMalformed(error: McpError, line: string | undefined): void;
 }
@@ -26,13 +28,20 @@ const CR = 0x0d;
 export class LineReader {
   readonly #handlers: LineReaderHandlers;
   readonly #max: number;
+  readonly #lazyFrom: number;
   #chunks: Buffer[] = [];
   #buffered = 0;
   #discarding = false;
 
-  constructor(handlers: LineReaderHandlers, maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES) {
+  /**
+   * `lazyFromBytes`: a JSON object on a line at least this long is read with `lazyMessage` (checked
+   * without being built; its `params` or `result` parsed one member at a time when read, and sent
+   * on as its own bytes when not changed). Off by default.
+   */
+  constructor(handlers: LineReaderHandlers, maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES, lazyFromBytes = Number.POSITIVE_INFINITY) {
     this.#handlers = handlers;
     this.#max = maxMessageBytes;
+    this.#lazyFrom = lazyFromBytes;
   }
 
   push(chunk: Buffer): void {
@@ -90,6 +99,14 @@ export class LineReader {
     if (!isUtf8(line)) {
       this.#handlers.onMalformed(new McpError(ErrorCode.ParseError, 'Parse error: invalid UTF-8'), undefined);
       return;
+    }
+    if (line.length >= this.#lazyFrom && line[0] !== 0xef) {
+      // Anything but one JSON object (a batch, malformed JSON, a BOM) is read below as it always was.
+      const value = lazyMessage(line);
+      if (value !== undefined) {
+        this.#handlers.onValue(value, undefined, line);
+        return;
+      }
     }
     let text = line.toString('utf8');
     if (text.charCodeAt(0) === 0xfeff) {

@@ -11,10 +11,14 @@ import type { JsonObject, JsonRpcMessage } from './jsonrpc.js';
  */
 const texts = new WeakMap<object, Raw>();
 
-/** A remembered member: its text, and its bytes when it was read from bytes (a view, no copy). */
+/**
+ * A remembered member: its text and/or its bytes (a view, no copy), at least one of them, and how
+ * many keys it had (a member added or deleted since makes the text stale).
+ */
 interface Raw {
-  readonly text: string;
+  text: string | undefined;
   readonly bytes: Buffer | undefined;
+  readonly keys: number;
 }
 
 /**
@@ -32,7 +36,43 @@ export interface SplicedMessage {
 export const RAW_THRESHOLD_BYTES = 2048;
 
 export function rawTextOf(value: object): string | undefined {
-  return texts.get(value)?.text;
+  const raw = rawOf(value);
+  return raw === undefined ? undefined : textOf(raw);
+}
+
+/** The size in bytes of the remembered JSON text of `value`, if it has one. */
+export function rawByteLengthOf(value: object): number | undefined {
+  const raw = rawOf(value);
+  if (raw === undefined) return undefined;
+  return raw.bytes === undefined ? Buffer.byteLength(textOf(raw)) : raw.bytes.length;
+}
+
+/**
+ * Remembers that `value` is exactly the JSON text `bytes` (UTF-8, checked), with `keys` keys: as
+ * long as it is unchanged, it is sent as them. See `lazyObject`.
+ */
+export function rememberRawBytes(value: object, bytes: Buffer, keys: number): void {
+  texts.set(value, { text: undefined, bytes, keys });
+}
+
+/** `value` was changed: its remembered text, if any, is not its text any more. */
+export function forgetRaw(value: object): void {
+  texts.delete(value);
+}
+
+/** The remembered text of `value`, unless a member was added or deleted since. */
+function rawOf(value: unknown): Raw | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const raw = texts.get(value);
+  if (raw === undefined) return undefined;
+  if (Object.keys(value).length === raw.keys) return raw;
+  texts.delete(value);
+  return undefined;
+}
+
+function textOf(raw: Raw): string {
+  raw.text ??= (raw.bytes as Buffer).toString('utf8');
+  return raw.text;
 }
 
 /**
@@ -66,7 +106,7 @@ export function rememberRawMember(message: JsonObject, line: string, lineBytes?:
   // A view keeps its whole backing memory alive as long as the object lives (a cache may keep it
   // for long): a member much smaller than the chunk it was read in gets a copy of its own.
   if (bytes !== undefined && bytes.length * 2 < bytes.buffer.byteLength) bytes = Buffer.from(bytes);
-  texts.set(value, { text, bytes });
+  texts.set(value, { text, bytes, keys: Object.keys(value).length });
 }
 
 /** The members of a JSON-RPC message. */
@@ -122,7 +162,7 @@ function permutations(items: string[]): string[][] {
 export function serializeMessage(message: JsonRpcMessage | JsonRpcMessage[]): string {
   if (Array.isArray(message)) return stringifyBatch(message);
   const raw = rawMemberOf(message);
-  return raw === undefined ? stringify(message) : headOf(message) + raw.text + '}';
+  return raw === undefined ? stringify(message) : headOf(message) + textOf(raw) + '}';
 }
 
 /**
@@ -134,7 +174,7 @@ export function encodeMessage(message: JsonRpcMessage | JsonRpcMessage[]): strin
   if (Array.isArray(message)) return stringifyBatch(message);
   const raw = rawMemberOf(message);
   if (raw === undefined) return stringify(message);
-  if (raw.bytes === undefined) return headOf(message) + raw.text + '}';
+  if (raw.bytes === undefined) return headOf(message) + textOf(raw) + '}';
   return { head: headOf(message), bytes: raw.bytes, tail: '}' };
 }
 
@@ -164,8 +204,8 @@ function stringifyBatch(messages: JsonRpcMessage[]): string {
 }
 
 function rawMemberOf(message: JsonRpcMessage): Raw | undefined {
-  if ('result' in message) return texts.get(message.result);
-  if ('method' in message && message.params !== undefined) return texts.get(message.params);
+  if ('result' in message) return rawOf(message.result);
+  if ('method' in message && message.params !== undefined) return rawOf(message.params);
   return undefined;
 }
 

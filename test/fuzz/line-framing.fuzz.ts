@@ -120,7 +120,7 @@ export const fuzzTargets = [
           const seen: Seen[] = [];
           const reader = new LineReader(
             {
-              onValue: (value, text, bytes) => seen.push({ kind: 'value', value, text, bytes: Buffer.from(bytes) }),
+              onValue: (value, text, bytes) => seen.push({ kind: 'value', value, text: text ?? bytes.toString('utf8'), bytes: Buffer.from(bytes) }),
               onMalformed: (error, text) => {
                 if (!(error instanceof McpError)) throw new Error(`onMalformed got ${String(error)}`);
                 seen.push({ kind: 'malformed', code: error.code, message: error.message, line: text });

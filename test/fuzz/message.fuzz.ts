@@ -86,7 +86,7 @@ function check(written: string): void {
   const text = bytes.toString('utf8', 0, bytes.length - 1);
   const values: Array<{ value: unknown; text: string; bytes: Buffer }> = [];
   const errors: McpError[] = [];
-  new LineReader({ onValue: (value, t, b) => values.push({ value, text: t, bytes: b }), onMalformed: (error) => errors.push(error) }).push(bytes);
+  new LineReader({ onValue: (value, t, b) => values.push({ value, text: t ?? b.toString('utf8'), bytes: b }), onMalformed: (error) => errors.push(error) }).push(bytes);
 
   let parsed: unknown;
   let parses = true;

@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../message/jsonrpc.js';
-import { rawTextOf } from '../../message/raw-json.js';
+import { rawByteLengthOf } from '../../message/raw-json.js';
 
 /** A value safe to hand out many times, and the size of its JSON text in bytes. */
 export interface Immutable {
@@ -10,14 +10,14 @@ export interface Immutable {
 /**
  * A deeply frozen version of `result`, to store and hand out on every hit, and its size.
  *
- * A result read off the wire with its text remembered (see `rawTextOf`) is owned by the message
+ * A result read off the wire with its text remembered (see `rawByteLengthOf`) is owned by the message
  * path alone: it is frozen in place, so a hit is the same object and still goes out as its
  * original text, and its size is that text's. Any other result (an in-process server's, which may
  * keep and reuse its objects) is copied first, and measured by serializing it once.
  */
 export function immutableCopy(result: JsonObject): Immutable {
-  const raw = rawTextOf(result);
-  if (raw !== undefined) return { value: deepFreeze(result), bytes: Buffer.byteLength(raw) };
+  const raw = rawByteLengthOf(result);
+  if (raw !== undefined) return { value: deepFreeze(result), bytes: raw };
   const text = JSON.stringify(result);
   return { value: deepFreeze(structuredClone(result)), bytes: Buffer.byteLength(text) };
 }
