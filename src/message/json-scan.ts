@@ -27,10 +27,11 @@ const OBJECT = 1;
 const ARRAY = 2;
 
 /**
- * Where the members of the outer objects are: for each member of the top-level object (depth 1),
- * and of the objects that are its members' values (depth 2), six numbers in a row: the depth, the
- * key's first and end byte (inside its quotes), 1 if the key has an escape, and the value's first
- * and end byte. A depth-2 member belongs to the depth-1 member before it.
+ * Where the outer members are: six numbers per member, in the order they come: its depth (1 for
+ * the members of the top-level object, 2 for theirs, …), the key's first and end byte (inside its
+ * quotes), 1 if the key has an escape, and the value's first and end byte. The elements of an array
+ * that are objects are noted too, with -1 for the key's bytes (their members are one deeper). A
+ * record belongs to the shallower one before it.
  */
 export type MemberSpans = number[];
 
@@ -39,16 +40,16 @@ export const SPAN = 6;
 
 /**
  * True when `bytes[start, end)` is exactly one JSON value, with only whitespace around it. When
- * `members` is given and the value is an object, the spans of its members (and of its members'
- * members, one level down) are appended to it; on false, what was appended means nothing.
+ * `members` is given, the spans of the members (and object elements) down to `depth` are appended
+ * to it; on false, what was appended means nothing.
  */
-export function scanJson(bytes: Uint8Array, start: number, end: number, members?: MemberSpans): boolean {
+export function scanJson(bytes: Uint8Array, start: number, end: number, members?: MemberSpans, depth = 2): boolean {
   const b = bytes;
   /** The open containers, innermost last. */
   const stack: number[] = [];
-  /** For depth 1 and 2: the index in `members` of the member whose value is being scanned, or -1. */
-  let pending1 = -1;
-  let pending2 = -1;
+  /** Per depth: the index in `members` of the record whose value is being scanned, or -1. */
+  const pending: number[] = new Array<number>(depth + 1).fill(-1);
+  const noted = members === undefined ? 0 : depth;
   /** The bytes' ArrayBuffer as 32-bit words: word k holds its bytes 4k .. 4k+3. */
   const words = new Int32Array(b.buffer, 0, b.buffer.byteLength >> 2);
   let i = skipSpace(b, start, end);
@@ -57,18 +58,21 @@ export function scanJson(bytes: Uint8Array, start: number, end: number, members?
     if (i >= end) return false;
     let c = b[i] as number;
     if (c === 0x7b /* { */) {
+      const d = stack.length;
+      // An object that is an array's element, where elements are noted.
+      if (d > 0 && d <= noted && stack[d - 1] === ARRAY) {
+        (members as MemberSpans).push(d, -1, -1, 0, i, -1);
+        pending[d] = (members as MemberSpans).length - SPAN;
+      }
       stack.push(OBJECT);
       i = skipSpace(b, i + 1, end);
       if (i < end && b[i] === 0x7d /* } */) {
         stack.pop();
         i += 1;
       } else {
-        const next = memberKey(b, i, end, stack.length, members, words);
+        const next = memberKey(b, i, end, d + 1 <= noted ? members : undefined, d + 1, words);
         if (next < 0) return false;
-        if (members !== undefined && stack.length <= 2) {
-          if (stack.length === 1) pending1 = members.length - SPAN;
-          else pending2 = members.length - SPAN;
-        }
+        if (d + 1 <= noted) pending[d + 1] = (members as MemberSpans).length - SPAN;
         i = next;
         continue;
       }
@@ -101,30 +105,22 @@ export function scanJson(bytes: Uint8Array, start: number, end: number, members?
     }
     // A value ended at i: close what it ends, then expect a separator.
     for (;;) {
-      const depth = stack.length;
-      if (members !== undefined) {
-        if (depth === 1 && pending1 >= 0) {
-          members[pending1 + 5] = i;
-          pending1 = -1;
-        } else if (depth === 2 && pending2 >= 0) {
-          members[pending2 + 5] = i;
-          pending2 = -1;
-        }
+      const d = stack.length;
+      if (d <= noted && (pending[d] as number) >= 0) {
+        (members as MemberSpans)[(pending[d] as number) + 5] = i;
+        pending[d] = -1;
       }
       i = skipSpace(b, i, end);
-      if (depth === 0) return i === end;
+      if (d === 0) return i === end;
       if (i >= end) return false;
       c = b[i] as number;
-      const top = stack[depth - 1];
+      const top = stack[d - 1];
       if (c === 0x2c /* , */) {
         i = skipSpace(b, i + 1, end);
         if (top === OBJECT) {
-          const next = memberKey(b, i, end, depth, members, words);
+          const next = memberKey(b, i, end, d <= noted ? members : undefined, d, words);
           if (next < 0) return false;
-          if (members !== undefined && depth <= 2) {
-            if (depth === 1) pending1 = members.length - SPAN;
-            else pending2 = members.length - SPAN;
-          }
+          if (d <= noted) pending[d] = (members as MemberSpans).length - SPAN;
           i = next;
         }
         break;
@@ -141,16 +137,16 @@ export function scanJson(bytes: Uint8Array, start: number, end: number, members?
 
 /**
  * A member's key and colon at i (a string is expected there): returns where its value starts (after
- * the whitespace), or -1. Notes the key's span when the object is at depth 1 or 2.
+ * the whitespace), or -1. Notes the member (at `depth`) in `members` when given.
  */
-function memberKey(b: Uint8Array, i: number, end: number, depth: number, members: MemberSpans | undefined, words: Int32Array): number {
+function memberKey(b: Uint8Array, i: number, end: number, members: MemberSpans | undefined, depth: number, words: Int32Array): number {
   if (i >= end || b[i] !== 0x22) return -1;
   const keyEnd = scanString(b, i, end, words);
   if (keyEnd < 0) return -1;
   let j = skipSpace(b, keyEnd, end);
   if (j >= end || b[j] !== 0x3a /* : */) return -1;
   j = skipSpace(b, j + 1, end);
-  if (members !== undefined && depth <= 2) {
+  if (members !== undefined) {
     let escaped = 0;
     for (let k = i + 1; k < keyEnd - 1; k++) {
       if (b[k] === 0x5c) {

@@ -16,7 +16,8 @@ import { forgetRaw, rememberRawBytes } from './raw-json.js';
  */
 export function lazyMessage(bytes: Buffer): JsonObject | undefined {
   const spans: MemberSpans = [];
-  if (!scanJson(bytes, 0, bytes.length, spans) || firstByte(bytes) !== 0x7b) return undefined;
+  // Four levels noted: a list's items and their members (`result.tools[i].name`), for `rawItemsOf`.
+  if (!scanJson(bytes, 0, bytes.length, spans, 4) || firstByte(bytes) !== 0x7b) return undefined;
   // The message keeps its bytes as long as it lives (a cache may keep it for long): a line much
   // smaller than the chunk it was read in gets a copy of its own, not a view holding the chunk.
   const line = bytes.length * 2 < bytes.buffer.byteLength ? Buffer.from(bytes) : bytes;
@@ -26,9 +27,9 @@ export function lazyMessage(bytes: Buffer): JsonObject | undefined {
     const key = keyAt(line, spans, m);
     const start = spans[m + 4] as number;
     const end = spans[m + 5] as number;
-    // Its own members are the depth-2 records that follow it.
+    // Its own members (and theirs) are the deeper records that follow it.
     let to = m + SPAN;
-    while (to < spans.length && spans[to] === 2) to += SPAN;
+    while (to < spans.length && (spans[to] as number) >= 2) to += SPAN;
     const value = (key === 'result' || key === 'params') && line[start] === 0x7b
       ? lazyObject(line, spans, m + SPAN, to, start, end)
       : parseSpan(line, start, end);
@@ -37,9 +38,24 @@ export function lazyMessage(bytes: Buffer): JsonObject | undefined {
   return message;
 }
 
+/** Where a lazy object's members are: its bytes and its records (those of depth 2 are its members). */
+export interface LazyParts {
+  readonly bytes: Buffer;
+  readonly spans: MemberSpans;
+  readonly from: number;
+  readonly to: number;
+}
+
+const parts = new WeakMap<object, LazyParts>();
+
+/** The bytes and member records of an object made by {@link lazyObject}. */
+export function lazyPartsOf(object: object): LazyParts | undefined {
+  return parts.get(object);
+}
+
 /**
  * An object whose members are parsed when first read: `bytes[start, end)` is its JSON text, and
- * the depth-2 records `spans[from, to)` are where its members are. It behaves as the object
+ * the depth-2 records among `spans[from, to)` are where its members are (deeper ones are theirs). It behaves as the object
  * `JSON.parse` would make (the same keys in the same order, the last of duplicate keys winning,
  * `__proto__` an own member), but its members are accessors. Its bytes are remembered (see
  * `rememberRawBytes`): as long as it is not changed, it goes out as them. Assigning one of its
@@ -51,11 +67,13 @@ export function lazyObject(bytes: Buffer, spans: MemberSpans, from: number, to: 
   const object: JsonObject = {};
   let keys = 0;
   for (let m = from; m < to; m += SPAN) {
+    if (spans[m] !== 2) continue;
     const key = keyAt(bytes, spans, m);
     if (!Object.prototype.hasOwnProperty.call(object, key)) keys += 1;
     defineLazy(object, key, bytes, spans[m + 4] as number, spans[m + 5] as number);
   }
   rememberRawBytes(object, bytes.subarray(start, end), keys);
+  parts.set(object, { bytes, spans, from, to });
   return object;
 }
 
@@ -89,14 +107,16 @@ function setMember(object: JsonObject, key: string, value: unknown): void {
   else object[key] = value;
 }
 
-function keyAt(bytes: Buffer, spans: MemberSpans, m: number): string {
+/** The key of the member record at `m`. */
+export function keyAt(bytes: Buffer, spans: MemberSpans, m: number): string {
   const start = spans[m + 1] as number;
   const end = spans[m + 2] as number;
   // An escaped key is decoded by JSON.parse, quotes included.
   return spans[m + 3] === 1 ? (JSON.parse(bytes.toString('utf8', start - 1, end + 1)) as string) : bytes.toString('utf8', start, end);
 }
 
-function parseSpan(bytes: Buffer, start: number, end: number): unknown {
+/** The value of the JSON text `bytes[start, end)` (checked already). */
+export function parseSpan(bytes: Buffer, start: number, end: number): unknown {
   return JSON.parse(bytes.toString('utf8', start, end)) as unknown;
 }
 

@@ -3,6 +3,7 @@ import { McpError } from '../../errors/mcp-error.js';
 import type { Logger } from '../../log/logger.js';
 import type { JsonObject, Result } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
+import { objectOfTexts, RawItem, rawItemsOf } from '../../message/raw-list.js';
 import { CancelScope } from '../../core/cancel-scope.js';
 import { requestScope } from '../../core/request-scope.js';
 import { listDigest, type CursorCodec } from './cursor-codec.js';
@@ -30,9 +31,15 @@ export const LIST_KINDS: Readonly<Record<ListKind, KindSpec>> = {
   resourceTemplates: { method: 'resources/templates/list', field: 'resourceTemplates', capability: 'resources', key: 'uriTemplate' },
 };
 
+/**
+ * An item of a member's list: parsed, or (read lazily off the wire) as its bytes, so that a list
+ * whose names only need mapping is merged without parsing and serializing every schema.
+ */
+type Item = JsonObject | RawItem;
+
 /** One merged list, as the client sees it. */
 interface Snapshot {
-  readonly items: readonly JsonObject[];
+  readonly items: readonly Item[];
   readonly digest: string;
 }
 
@@ -137,7 +144,7 @@ export class Catalog {
     const spec = LIST_KINDS[kind];
     const links = this.#links().filter((link) => link.isUp && link.has(spec.capability));
     const lists = await Promise.all(links.map((link) => this.#readAll(link, spec)));
-    const items: JsonObject[] = [];
+    const items: Item[] = [];
     const owners = kind === 'resources' ? this.#keptOwners() : undefined;
     const templates: Template[] = [];
     links.forEach((link, i) => {
@@ -150,7 +157,7 @@ export class Catalog {
     if (kind === 'resourceTemplates') this.#templates = templates;
     // Only pages need the digest (it goes into their cursors), and only pages need the items kept.
     const paged = this.#options.pageSize !== undefined;
-    const snapshot: Snapshot = { items, digest: paged ? listDigest(items.map((item) => String(item[spec.key]))) : '' };
+    const snapshot: Snapshot = { items, digest: paged ? listDigest(items.map((item) => String(member(item, spec.key)))) : '' };
     if (this.#epochOf(kind) === epoch) {
       this.#fresh.add(kind);
       if (paged) this.#kept.set(kind, snapshot);
@@ -187,28 +194,31 @@ export class Catalog {
   #slice(kind: ListKind, snapshot: Snapshot, offset: number): Result {
     const { field } = LIST_KINDS[kind];
     const size = this.#options.pageSize;
-    if (size === undefined || snapshot.items.length - offset <= size) {
-      return { [field]: offset === 0 ? snapshot.items : snapshot.items.slice(offset) } as Result;
+    const end = size === undefined ? snapshot.items.length : Math.min(snapshot.items.length, offset + size);
+    const items = offset === 0 && end === snapshot.items.length ? snapshot.items : snapshot.items.slice(offset, end);
+    const nextCursor = end < snapshot.items.length ? this.#options.codec.encode({ kind, digest: snapshot.digest, offset: end }) : undefined;
+    if (!items.some((item) => item instanceof RawItem)) {
+      return (nextCursor === undefined ? { [field]: items } : { [field]: items, nextCursor }) as Result;
     }
-    const end = offset + size;
-    const nextCursor = this.#options.codec.encode({ kind, digest: snapshot.digest, offset: end });
-    return { [field]: snapshot.items.slice(offset, end), nextCursor } as Result;
+    // Items as bytes (those parsed, serialized once): the page is built as bytes, and goes out as them.
+    return objectOfTexts(nextCursor === undefined ? [[field, items]] : [[field, items], ['nextCursor', JSON.stringify(nextCursor)]]);
   }
 
   /** One member's item as the merged list shows it; undefined when it is hidden. */
-  #merge(kind: ListKind, link: MemberLink, item: JsonObject, owners: Map<string, string> | undefined, templates: Template[]): JsonObject | undefined {
+  #merge(kind: ListKind, link: MemberLink, item: Item, owners: Map<string, string> | undefined, templates: Template[]): Item | undefined {
     if (kind === 'tools' || kind === 'prompts') {
-      const name = item.name;
+      const name = member(item, 'name');
       if (typeof name !== 'string') return undefined;
       const added = (kind === 'tools' ? this.#tools : this.#prompts).add(link.name, link.prefix, name);
       if ('hiddenBy' in added) {
         this.#warnOnce(`${kind}:${name}:${link.name}`, `${kind === 'tools' ? 'tool' : 'prompt'} "${name}" of server "${link.name}" is hidden: server "${added.hiddenBy}" has one of that name`);
         return undefined;
       }
-      return added.exposed === name ? item : { ...item, name: added.exposed };
+      if (added.exposed === name) return item;
+      return item instanceof RawItem ? item.with('name', added.exposed) : { ...item, name: added.exposed };
     }
     if (kind === 'resources') {
-      const uri = item.uri;
+      const uri = member(item, 'uri');
       if (typeof uri !== 'string' || !owners) return undefined;
       const owner = owners.get(uri);
       if (owner !== undefined && owner !== link.name && this.#links().some((other) => other.name === owner && other.isUp)) {
@@ -218,7 +228,7 @@ export class Catalog {
       owners.set(uri, link.name);
       return item;
     }
-    const uriTemplate = item.uriTemplate;
+    const uriTemplate = member(item, 'uriTemplate');
     if (typeof uriTemplate !== 'string') return undefined;
     templates.push({ member: link.name, uriTemplate, matches: uriTemplateMatcher(uriTemplate) });
     return item;
@@ -233,21 +243,26 @@ export class Catalog {
   }
 
   /** Every page of one member's list, within the list deadline; undefined (and a warning) when it fails. */
-  async #readAll(link: MemberLink, spec: KindSpec): Promise<JsonObject[] | undefined> {
+  async #readAll(link: MemberLink, spec: KindSpec): Promise<Item[] | undefined> {
     const cancel = new CancelScope();
     const timeoutMs = this.#options.listTimeoutMs;
     const timer = setTimeout(() => cancel.abort(new McpError(ErrorCode.RequestTimeout, `did not list ${spec.field} within ${timeoutMs} ms`)), timeoutMs);
     const aborted = new Promise<never>((_, reject) => cancel.onAbort(reject));
     aborted.catch(noop);
     try {
-      const items: JsonObject[] = [];
+      const items: Item[] = [];
       const seen = new Set<string>();
       let cursor: string | undefined;
       for (let page = 0; page < MAX_PAGES; page++) {
         const message = { method: spec.method, params: cursor === undefined ? {} : { cursor } };
         const result = await Promise.race([link.connection.request(message, requestScope(cancel, undefined)), aborted]);
-        const list = result[spec.field];
-        if (Array.isArray(list)) for (const item of list) if (isJsonObject(item)) items.push(item);
+        const raw = rawItemsOf(result, spec.field);
+        if (raw !== undefined) {
+          for (const item of raw) items.push(item);
+        } else {
+          const list = result[spec.field];
+          if (Array.isArray(list)) for (const item of list) if (isJsonObject(item)) items.push(item);
+        }
         const next = result.nextCursor;
         if (typeof next !== 'string' || next === '' || seen.has(next)) break;
         seen.add(next);
@@ -274,6 +289,11 @@ export class Catalog {
     this.#warned.add(key);
     this.#options.log.warn(message);
   }
+}
+
+/** A member of an item, parsed or raw. */
+function member(item: Item, key: string): unknown {
+  return item instanceof RawItem ? item.get(key) : item[key];
 }
 
 function noop(): void {}
