@@ -103,6 +103,7 @@ function check(written: string): void {
   const got = values[0];
   if (errors.length !== 0 || values.length !== 1 || got === undefined) throw new Error(`valid JSON refused: ${errors[0]?.message}`);
   if (!sameJson(got.value, parsed)) throw new Error('the reader parsed a different value than JSON.parse');
+  lazily(bytes, got.value);
 
   // Classification, of the value or of each member of a batch (an empty batch is the peer's -32600).
   const members = Array.isArray(got.value) ? got.value : [got.value];
@@ -119,6 +120,47 @@ function check(written: string): void {
     forwarded(classified.message, member === got.value ? got : undefined);
   }
   assertPrototypeClean();
+}
+
+/**
+ * The same line read lazily (as the stdio transport reads large lines: checked without being built,
+ * its member parsed when read): the same value, keys in the same order, and forwarded as it would
+ * be eagerly, whether or not its member was read first.
+ */
+function lazily(bytes: Buffer, eager: unknown): void {
+  const read = (): unknown => {
+    const values: unknown[] = [];
+    const errors: McpError[] = [];
+    new LineReader({ onValue: (value) => values.push(value), onMalformed: (error) => errors.push(error) }, undefined, 0).push(bytes);
+    if (errors.length !== 0 || values.length !== 1) throw new Error(`read lazily: ${errors[0]?.message ?? `${values.length} values`}`);
+    return values[0];
+  };
+  const untouched = read();
+  const classified = classifyMessage(untouched);
+  if (classified.kind !== 'invalid') {
+    let eagerOut: string;
+    let lazyOut: string;
+    try {
+      eagerOut = serializeMessage(classifyMessage(eager).kind === 'invalid' ? classified.message : (eager as JsonRpcMessage));
+      lazyOut = serializeMessage(classified.message);
+    } catch (error) {
+      // Too deep to forward: refused alike (the eager path's own check covers which way).
+      if (error instanceof McpError) return;
+      throw error;
+    }
+    // Members JSON-RPC does not have may be dropped (a remembered member is sent in a new envelope).
+    const back = JSON.parse(lazyOut) as unknown;
+    const eagerBack = JSON.parse(eagerOut) as Record<string, unknown>;
+    const own = Object.fromEntries(Object.entries(eagerBack).filter(([k]) => ['jsonrpc', 'id', 'method', 'params', 'result', 'error'].includes(k)));
+    if (!sameJson(back, eagerBack, { sent: true }) && !sameJson(back, own, { sent: true })) throw new Error(`a lazily read message is forwarded as something else: ${lazyOut.slice(0, 160)}`);
+  }
+  if (!sameJson(read(), eager) || JSON.stringify(keysOf(read())) !== JSON.stringify(keysOf(eager))) throw new Error('a lazily read line means something else than JSON.parse');
+}
+
+/** The keys of a value and of its members, in order (two levels). */
+function keysOf(value: unknown): unknown {
+  if (!isObject(value)) return null;
+  return Object.entries(value).map(([key, member]) => [key, isObject(member) ? Object.keys(member) : null]);
 }
 
 /** A valid message forwarded: its remembered member (if any) is its own text, and what goes out means the same. */
