@@ -2,14 +2,15 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { ErrorCode } from '../../errors/error-code.js';
 import { HttpError } from '../../errors/http-error.js';
-import { isJsonObject } from '../../message/parse-message.js';
-import { RAW_THRESHOLD_BYTES, rememberRawMember } from '../../message/raw-json.js';
+import { lazyMessage } from '../../message/lazy-message.js';
+import { RAW_THRESHOLD_BYTES } from '../../message/raw-json.js';
 
 /**
  * Reads a client's request body as one JSON value (not yet checked to be JSON-RPC). Refusals are
  * `HttpError`s: 413 for a body over `maxBytes` (announced or actual: it is not buffered, the rest
- * is discarded), 400 -32700 for a body that is not UTF-8 or not JSON. A large body's `params`
- * text is remembered, so that it is forwarded without being serialized again.
+ * is discarded), 400 -32700 for a body that is not UTF-8 or not JSON. A large body that is one
+ * JSON object is read lazily (`lazyMessage`: checked without building anything, its `params`
+ * parsed one member at a time when read, forwarded as its own bytes when unchanged).
  */
 export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
   return parseJson(await readBytes(req, maxBytes));
@@ -47,13 +48,15 @@ function readBytes(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
 
 function parseJson(body: Buffer): unknown {
   if (!isUtf8(body)) throw new HttpError(400, 'Parse error: the body is not valid UTF-8', { code: ErrorCode.ParseError });
-  const text = body.toString('utf8');
-  let value: unknown;
+  // Anything but one JSON object (a batch, a lone value, malformed JSON, a BOM, which JSON.parse
+  // refuses as well) is parsed below, and refused there as it always was.
+  if (body.length >= RAW_THRESHOLD_BYTES) {
+    const lazy = lazyMessage(body);
+    if (lazy !== undefined) return lazy;
+  }
   try {
-    value = JSON.parse(text);
+    return JSON.parse(body.toString('utf8')) as unknown;
   } catch {
     throw new HttpError(400, 'Parse error: the body is not valid JSON', { code: ErrorCode.ParseError });
   }
-  if (text.length >= RAW_THRESHOLD_BYTES && isJsonObject(value)) rememberRawMember(value, text);
-  return value;
 }

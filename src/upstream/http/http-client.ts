@@ -1,10 +1,12 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { SplicedMessage } from '../../message/raw-json.js';
 
 export interface HttpCall {
   method: 'GET' | 'POST' | 'DELETE';
   headers: OutgoingHttpHeaders;
-  body?: string;
+  /** A spliced message (see `encodeMessage`) is written as its three pieces, never joined. */
+  body?: string | SplicedMessage;
   signal?: AbortSignal;
 }
 
@@ -45,7 +47,7 @@ export class HttpClient {
       const secure = url.protocol === 'https:';
       const request: ClientRequest = (secure ? httpsRequest : httpRequest)(url, {
         method: call.method,
-        headers: call.body === undefined ? call.headers : { ...call.headers, 'content-length': Buffer.byteLength(call.body) },
+        headers: call.body === undefined ? call.headers : { ...call.headers, 'content-length': byteLength(call.body) },
         agent: pooled ? (secure ? this.#https : this.#http) : false,
       });
       // Not the `signal` option of http.request: aborting after the response ended would destroy
@@ -69,9 +71,25 @@ export class HttpClient {
         response.once('end', detach);
         resolve(response);
       });
-      request.end(call.body);
+      endWith(request, call.body);
     });
   }
+}
+
+function byteLength(body: string | SplicedMessage): number {
+  return typeof body === 'string' ? Buffer.byteLength(body) : Buffer.byteLength(body.head) + body.bytes.length + Buffer.byteLength(body.tail);
+}
+
+function endWith(request: ClientRequest, body: string | SplicedMessage | undefined): void {
+  if (body === undefined || typeof body === 'string') {
+    request.end(body);
+    return;
+  }
+  // Corked: the head, the bytes and the tail leave together, with the request's headers.
+  request.cork();
+  request.write(body.head);
+  request.write(body.bytes);
+  request.end(body.tail);
 }
 
 function abortError(signal: AbortSignal | undefined): Error {

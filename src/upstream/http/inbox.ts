@@ -1,6 +1,8 @@
+import { isUtf8 } from 'node:buffer';
 import { ErrorCode } from '../../errors/error-code.js';
 import { McpError } from '../../errors/mcp-error.js';
 import { errorResponse, type JsonObject, type JsonRpcErrorObject, type JsonRpcId, type JsonRpcRequest, type McpMessage, type Result } from '../../message/jsonrpc.js';
+import { lazyMessage } from '../../message/lazy-message.js';
 import { isJsonObject } from '../../message/parse-message.js';
 import { RAW_THRESHOLD_BYTES, rememberRawMember } from '../../message/raw-json.js';
 import type { Transport } from '../../transport/transport.js';
@@ -24,9 +26,39 @@ export class Inbox {
 
   /**
    * Parses one JSON text (a message or a batch) and delivers it; returns the messages delivered.
-   * `relatedTo`: the id of the request on whose stream it came.
+   * `relatedTo`: the id of the request on whose stream it came. A large one that is one JSON object
+   * (SSE `data`) is read lazily from its UTF-8 bytes, as {@link receiveBytes} does: encoding it and
+   * checking it costs less than parsing it, and it then goes out as those bytes, not encoded again.
    */
   receive(text: string, relatedTo?: JsonRpcId): JsonObject[] {
+    if (text.length >= RAW_THRESHOLD_BYTES) {
+      // A string decoded from bytes has no lone surrogate: its UTF-8 is valid, and decodes back to it.
+      const lazy = lazyMessage(Buffer.from(text, 'utf8'));
+      if (lazy !== undefined) return this.#deliverOne(lazy, relatedTo);
+    }
+    return this.#parse(text, relatedTo);
+  }
+
+  /**
+   * {@link receive} for a JSON body as it came (not decoded). A large one that is one JSON object in
+   * valid UTF-8 is read lazily (`lazyMessage`: checked without building anything, its `result` or
+   * `params` parsed one member at a time when read, sent on as its own bytes when unchanged);
+   * anything else is decoded and parsed as text, so it is taken or refused as it always was.
+   */
+  receiveBytes(body: Buffer, relatedTo?: JsonRpcId): JsonObject[] {
+    if (body.length >= RAW_THRESHOLD_BYTES && isUtf8(body)) {
+      const lazy = lazyMessage(body);
+      if (lazy !== undefined) return this.#deliverOne(lazy, relatedTo);
+    }
+    return this.#parse(body.toString('utf8'), relatedTo);
+  }
+
+  #deliverOne(message: JsonObject, relatedTo: JsonRpcId | undefined): JsonObject[] {
+    this.deliver(message, relatedTo);
+    return [message];
+  }
+
+  #parse(text: string, relatedTo: JsonRpcId | undefined): JsonObject[] {
     let value: unknown;
     try {
       value = JSON.parse(text);

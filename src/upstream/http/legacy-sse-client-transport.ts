@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { McpError } from '../../errors/mcp-error.js';
 import type { JsonRpcErrorObject, JsonRpcId, JsonRpcMessage } from '../../message/jsonrpc.js';
-import { serializeMessage } from '../../message/raw-json.js';
+import { encodeMessage } from '../../message/raw-json.js';
 import type { Transport } from '../../transport/transport.js';
 import { httpRefusal, mediaType } from './http-refusal.js';
 import type { HttpTransportOptions } from './http-transport-options.js';
@@ -89,7 +89,7 @@ export class LegacySseClientTransport implements Transport {
     const call = {
       method: 'POST',
       headers: { ...this.#options.target.headers, 'content-type': 'application/json' },
-      body: serializeMessage(message),
+      body: encodeMessage(message),
       ...(this.#stream ? { signal: this.#stream.signal } : {}),
     } as const;
     try {

@@ -2,12 +2,12 @@
 // stream, or nothing for a notification). What a non-2xx answer means is the transport's to decide.
 import type { IncomingMessage } from 'node:http';
 import type { JsonRpcId, JsonRpcMessage } from '../../message/jsonrpc.js';
-import { serializeMessage } from '../../message/raw-json.js';
+import { encodeMessage } from '../../message/raw-json.js';
 import { answersRequest } from './answers-request.js';
 import { readAnswerStream } from './answer-stream.js';
 import { drainResponse } from './drain-response.js';
 import { mediaType } from './http-refusal.js';
-import { readResponseText } from './read-response-text.js';
+import { readResponseBytes } from './read-response-text.js';
 import { networkCause, transportError } from './transport-error.js';
 import { UpstreamAuthFailure } from './upstream-auth-failure.js';
 import type { UpstreamSession } from './upstream-session.js';
@@ -27,7 +27,7 @@ export async function sendPost(session: UpstreamSession, message: JsonRpcMessage
   const call = {
     method: 'POST',
     headers: session.headers({ 'content-type': 'application/json', accept: ACCEPT_BOTH }, initialize),
-    body: serializeMessage(message),
+    body: encodeMessage(message),
     signal,
   } as const;
   try {
@@ -68,12 +68,12 @@ export async function readPostAnswer(session: UpstreamSession, message: JsonRpcM
   if (type === 'text/event-stream') {
     await readAnswerStream(session, id, response, signal);
   } else if (type === 'application/json') {
-    const body = await readResponseText(response, maxMessageBytes).catch(() => null);
+    const body = await readResponseBytes(response, maxMessageBytes).catch(() => null);
     if (body === null) {
       if (!signal.aborted) session.inbox.fail(id, transportError(server, 'broke the connection while answering'));
     } else if (body === undefined) {
       session.inbox.fail(id, transportError(server, `answered with more than ${maxMessageBytes} bytes`));
-    } else if (!answersRequest(session.inbox.receive(body), id)) {
+    } else if (!answersRequest(session.inbox.receiveBytes(body), id)) {
       session.inbox.fail(id, transportError(server, 'answered without a response to the request'));
     }
   } else {

@@ -7,11 +7,21 @@ import type { IncomingMessage } from 'node:http';
  * `readBody`, which refuses an oversized body with 413 instead.)
  */
 export async function readResponseText(response: IncomingMessage, limit: number): Promise<string | undefined> {
+  return (await readResponseBytes(response, limit))?.toString('utf8');
+}
+
+/**
+ * The whole body of an upstream's response as bytes (not decoded: a JSON body is read from them),
+ * or `undefined` when it is larger than `limit` bytes, as {@link readResponseText}. A body that
+ * came in one chunk is that chunk, not a copy.
+ */
+export async function readResponseBytes(response: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of response as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size <= limit) chunks.push(chunk);
   }
-  return size <= limit ? Buffer.concat(chunks, size).toString('utf8') : undefined;
+  if (size > limit) return undefined;
+  return chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks, size);
 }
