@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { JsonObject, JsonRpcMessage } from './jsonrpc.js';
 import { lazyMessage } from './lazy-message.js';
-import { encodeMessage } from './raw-json.js';
+import { encodeMessage, serializeMessage } from './raw-json.js';
 
 /** `text` as UTF-8 bytes that start `offset` bytes into their memory (as a line read from a chunk does). */
 function bytesAt(text: string, offset: number): Buffer {
@@ -337,4 +337,30 @@ describe('lazyMessage: frozen (as the cache keeps results)', () => {
     assert.deepStrictEqual(result, plain);
     assert.deepEqual(encoded({ jsonrpc: '2.0', id: 2, result }).member, resultBytes);
   });
+});
+
+describe('lazyMessage: a member replaced without its setter is seen', () => {
+  const line = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"x":"${'y'.repeat(3000)}"}}}`;
+  const changes: Record<string, (params: JsonObject) => void> = {
+    'deleted and set again': (params) => {
+      delete params.name;
+      params.name = 'other';
+    },
+    'deleted, and another added': (params) => {
+      delete params.name;
+      params.other = 'o';
+    },
+    redefined: (params) => {
+      Object.defineProperty(params, 'name', { value: 'z', enumerable: true, configurable: true, writable: true });
+    },
+  };
+  for (const [what, change] of Object.entries(changes)) {
+    test(`${what}: sent as changed, as the eager object would be`, () => {
+      const lazy = lazyMessage(Buffer.from(line)) as unknown as JsonRpcMessage & { params: JsonObject };
+      const eager = JSON.parse(line) as JsonRpcMessage & { params: JsonObject };
+      change(lazy.params);
+      change(eager.params);
+      assert.equal(serializeMessage(lazy), JSON.stringify(eager));
+    });
+  }
 });

@@ -1,6 +1,6 @@
 import type { JsonObject } from './jsonrpc.js';
 import { type MemberSpans, scanJson, SPAN } from './json-scan.js';
-import { forgetRaw, rememberRawBytes } from './raw-json.js';
+import { forgetRaw, rememberAccessor, rememberRawBytes } from './raw-json.js';
 
 /**
  * A large message read without parsing what nobody reads: the line is checked to be one JSON
@@ -59,8 +59,7 @@ export function lazyPartsOf(object: object): LazyParts | undefined {
  * `JSON.parse` would make (the same keys in the same order, the last of duplicate keys winning,
  * `__proto__` an own member), but its members are accessors. Its bytes are remembered (see
  * `rememberRawBytes`): as long as it is not changed, it goes out as them. Assigning one of its
- * members forgets them; so does adding or deleting one (seen by the encoder, which counts the
- * keys). Changing a value in place after reading it is not seen: values on the forwarding path are
+ * members forgets them; so does adding, deleting or redefining one (seen by the encoder). Changing a value in place after reading it is not seen: values on the forwarding path are
  * treated as immutable (see raw-json.ts).
  */
 export function lazyObject(bytes: Buffer, spans: MemberSpans, from: number, to: number, start: number, end: number): JsonObject {
@@ -81,17 +80,20 @@ function defineLazy(object: JsonObject, key: string, bytes: Buffer, start: numbe
   let value: unknown;
   let read = false;
   // An accessor for good, not only until read: a middleware that assigns a member after reading
-  // it (`result.tools = result.tools.filter(…)`) is seen, and the bytes are not sent for it.
+  // it (`result.tools = result.tools.filter(…)`) is seen, and the bytes are not sent for it. One
+  // that deletes and sets it again, or redefines it, leaves another in its place: seen too.
+  const get = (): unknown => {
+    if (!read) {
+      value = parseSpan(bytes, start, end);
+      read = true;
+    }
+    return value;
+  };
+  rememberAccessor(get);
   Object.defineProperty(object, key, {
     enumerable: true,
     configurable: true,
-    get(): unknown {
-      if (!read) {
-        value = parseSpan(bytes, start, end);
-        read = true;
-      }
-      return value;
-    },
+    get,
     set(assigned: unknown): void {
       if (!Object.isExtensible(object)) throw new TypeError(`Cannot assign to read only property '${key}' of object`);
       value = assigned;

@@ -19,6 +19,16 @@ interface Raw {
   text: string | undefined;
   readonly bytes: Buffer | undefined;
   readonly keys: number;
+  /** Remembered for a lazy object: each of its members must still be one of its accessors. */
+  readonly lazy: boolean;
+}
+
+/** The accessors of lazy objects' members (see `lazyObject`): a member that is not one was replaced. */
+const accessors = new WeakSet<() => unknown>();
+
+/** Marks `get` as the accessor of a lazy object's member, the one its remembered bytes stand for. */
+export function rememberAccessor(get: () => unknown): void {
+  accessors.add(get);
 }
 
 /**
@@ -52,7 +62,7 @@ export function rawByteLengthOf(value: object): number | undefined {
  * long as it is unchanged, it is sent as them. See `lazyObject`.
  */
 export function rememberRawBytes(value: object, bytes: Buffer, keys: number): void {
-  texts.set(value, { text: undefined, bytes, keys });
+  texts.set(value, { text: undefined, bytes, keys, lazy: true });
 }
 
 /** `value` was changed: its remembered text, if any, is not its text any more. */
@@ -60,14 +70,23 @@ export function forgetRaw(value: object): void {
   texts.delete(value);
 }
 
-/** The remembered text of `value`, unless a member was added or deleted since. */
+/**
+ * The remembered text of `value`, unless a member was added or deleted since, or (a lazy object's)
+ * replaced by one that is not its accessor (deleted and set again, or redefined).
+ */
 function rawOf(value: unknown): Raw | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const raw = texts.get(value);
   if (raw === undefined) return undefined;
-  if (Object.keys(value).length === raw.keys) return raw;
+  const keys = Object.keys(value);
+  if (keys.length === raw.keys && (!raw.lazy || keys.every((key) => isAccessor(value, key)))) return raw;
   texts.delete(value);
   return undefined;
+}
+
+function isAccessor(value: object, key: string): boolean {
+  const get = Object.getOwnPropertyDescriptor(value, key)?.get;
+  return get !== undefined && accessors.has(get);
 }
 
 function textOf(raw: Raw): string {
@@ -106,7 +125,7 @@ export function rememberRawMember(message: JsonObject, line: string, lineBytes?:
   // A view keeps its whole backing memory alive as long as the object lives (a cache may keep it
   // for long): a member much smaller than the chunk it was read in gets a copy of its own.
   if (bytes !== undefined && bytes.length * 2 < bytes.buffer.byteLength) bytes = Buffer.from(bytes);
-  texts.set(value, { text, bytes, keys: Object.keys(value).length });
+  texts.set(value, { text, bytes, keys: Object.keys(value).length, lazy: false });
 }
 
 /** The members of a JSON-RPC message. */
