@@ -14,10 +14,13 @@ export class RawItem {
   readonly #bytes: Buffer;
   /** Its members: key, and the value's span in `#bytes`. */
   readonly #members: readonly RawMember[];
-  /** Members replaced since: key → the new value's JSON text. */
-  readonly #replaced: ReadonlyMap<string, string>;
+  /** Members replaced since: key and the new value's JSON text. */
+  readonly #replaced: ReadonlyArray<readonly [key: string, text: string]>;
+  #byteLength = -1;
+  #singleKnown = false;
+  #singleCut: Single | undefined;
 
-  constructor(bytes: Buffer, members: readonly RawMember[], replaced: ReadonlyMap<string, string> = new Map()) {
+  constructor(bytes: Buffer, members: readonly RawMember[], replaced: ReadonlyArray<readonly [key: string, text: string]> = []) {
     this.#bytes = bytes;
     this.#members = members;
     this.#replaced = replaced;
@@ -25,8 +28,8 @@ export class RawItem {
 
   /** The value of member `key` (the last one, when the key is there twice, as JSON.parse reads it). */
   get(key: string): unknown {
-    const replaced = this.#replaced.get(key);
-    if (replaced !== undefined) return JSON.parse(replaced) as unknown;
+    const replaced = this.#replaced.find(([k]) => k === key);
+    if (replaced !== undefined) return JSON.parse(replaced[1]) as unknown;
     for (let i = this.#members.length - 1; i >= 0; i--) {
       const member = this.#members[i] as RawMember;
       if (member.key === key) return valueAt(this.#bytes, member.start, member.end);
@@ -39,14 +42,74 @@ export class RawItem {
    * place of its first occurrence (its later ones dropped), or last when it had none.
    */
   with(key: string, value: unknown): RawItem {
-    return new RawItem(this.#bytes, this.#members, new Map([...this.#replaced, [key, JSON.stringify(value)]]));
+    const text = JSON.stringify(value);
+    const replaced = this.#replaced.filter(([k]) => k !== key);
+    replaced.push([key, text]);
+    return new RawItem(this.#bytes, this.#members, replaced);
   }
 
-  /** Appends the item's JSON text to `out`: views of the bytes it was read from, and new values. */
-  writeTo(out: Array<Buffer | string>): void {
+  /**
+   * The common case, one member replaced that the item has once (a tool renamed): its value's span
+   * in the bytes and the new text, so that copying it is three copies; undefined otherwise.
+   */
+  #single(): Single | undefined {
+    if (this.#singleKnown) return this.#singleCut;
+    this.#singleKnown = true;
+    this.#singleCut = this.#findSingle();
+    return this.#singleCut;
+  }
+
+  #findSingle(): Single | undefined {
+    if (this.#replaced.length !== 1) return undefined;
+    const [key, text] = this.#replaced[0] as readonly [string, string];
+    let found: RawMember | undefined;
+    for (const member of this.#members) {
+      if (member.key !== key) continue;
+      if (found !== undefined) return undefined;
+      found = member;
+    }
+    return found === undefined ? undefined : { start: found.start, end: found.end, text };
+  }
+
+  /** The size of the item's JSON text in bytes. */
+  get byteLength(): number {
+    if (this.#byteLength < 0) {
+      const single = this.#single();
+      if (single !== undefined) {
+        this.#byteLength = this.#bytes.length - (single.end - single.start) + Buffer.byteLength(single.text);
+        return this.#byteLength;
+      }
+      let length = 0;
+      this.#write((piece, start, end) => {
+        length += typeof piece === 'string' ? Buffer.byteLength(piece) : end - start;
+      });
+      this.#byteLength = length;
+    }
+    return this.#byteLength;
+  }
+
+  /** Writes the item's JSON text into `target` at `at`; returns where it ends. */
+  copyTo(target: Buffer, at: number): number {
     const bytes = this.#bytes;
-    if (this.#replaced.size === 0) {
-      out.push(bytes);
+    if (this.#replaced.length === 0) return at + bytes.copy(target, at);
+    const single = this.#single();
+    if (single !== undefined) {
+      let offset = at + bytes.copy(target, at, 0, single.start);
+      offset += target.write(single.text, offset);
+      return offset + bytes.copy(target, offset, single.end);
+    }
+    let offset = at;
+    this.#write((piece, start, end) => {
+      offset += typeof piece === 'string' ? target.write(piece, offset) : piece.copy(target, offset, start, end);
+    });
+    return offset;
+  }
+
+  /** The item's text, piece by piece: ranges of the bytes it was read from, and new values. */
+  #write(emit: (piece: Buffer | string, start: number, end: number) => void): void {
+    const bytes = this.#bytes;
+    if (this.#replaced.length === 0) {
+      emit(bytes, 0, bytes.length);
       return;
     }
     const pending = new Map(this.#replaced);
@@ -54,33 +117,41 @@ export class RawItem {
     let at = 0;
     let previousEnd = 1; // after the `{`
     for (const member of this.#members) {
-      const text = this.#replaced.get(member.key);
+      const text = this.#replaced.find(([k]) => k === member.key)?.[1];
       if (text !== undefined) {
         if (pending.delete(member.key)) {
           // Its first occurrence: the bytes up to its value, then the new value.
-          out.push(bytes.subarray(at, member.start), text);
+          emit(bytes, at, member.start);
+          emit(text, 0, 0);
         } else {
           // A later occurrence is dropped, with the comma before it.
-          out.push(bytes.subarray(at, previousEnd));
+          emit(bytes, at, previousEnd);
         }
         at = member.end;
       }
       previousEnd = member.end;
     }
     if (pending.size === 0) {
-      out.push(bytes.subarray(at));
+      emit(bytes, at, bytes.length);
       return;
     }
     // Members it did not have go last.
     const close = bytes.lastIndexOf(0x7d /* } */);
-    out.push(bytes.subarray(at, close));
+    emit(bytes, at, close);
     let first = this.#members.length === 0;
     for (const [key, text] of pending) {
-      out.push(`${first ? '' : ','}${JSON.stringify(key)}:${text}`);
+      emit(`${first ? '' : ','}${JSON.stringify(key)}:${text}`, 0, 0);
       first = false;
     }
-    out.push(bytes.subarray(close));
+    emit(bytes, close, bytes.length);
   }
+}
+
+/** One replaced member's value span, and its new text. */
+interface Single {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
 }
 
 interface RawMember {
@@ -140,48 +211,44 @@ export function rawItemsOf(object: JsonObject, key: string): RawItem[] | undefin
  * made by JSON.stringify): they are not checked again.
  */
 export function objectOfTexts(members: ReadonlyArray<readonly [key: string, text: string | ReadonlyArray<RawItem | JsonObject>]>): JsonObject {
-  const out: Array<Buffer | string> = ['{'];
-  /** Per member: the index in `out` where its key, its value, and what follows it start. */
-  const marks: Array<[key: string, keyAt: number, valueAt: number, endAt: number]> = [];
-  members.forEach(([key, text], index) => {
-    const keyAt = out.length;
-    out.push(`${index === 0 ? '' : ','}${JSON.stringify(key)}:`);
-    const valueAt = out.length;
-    if (typeof text === 'string') {
-      out.push(text);
+  // What each member's value is made of: a text, or items (those parsed serialized once, here).
+  const values = members.map(([key, text]) => ({
+    head: JSON.stringify(key) + ':',
+    text: typeof text === 'string' ? text : undefined,
+    items: typeof text === 'string' ? [] : text.map((item) => (item instanceof RawItem ? item : JSON.stringify(item))),
+  }));
+  let length = 2 + Math.max(0, members.length - 1); // the braces and the commas between members
+  for (const value of values) {
+    length += Buffer.byteLength(value.head);
+    if (value.text !== undefined) {
+      length += Buffer.byteLength(value.text);
     } else {
-      out.push('[');
-      text.forEach((item, i) => {
-        if (i > 0) out.push(',');
-        if (item instanceof RawItem) item.writeTo(out);
-        else out.push(JSON.stringify(item));
-      });
-      out.push(']');
+      length += 2 + Math.max(0, value.items.length - 1);
+      for (const item of value.items) length += typeof item === 'string' ? Buffer.byteLength(item) : item.byteLength;
     }
-    marks.push([key, keyAt, valueAt, out.length]);
-  });
-  out.push('}');
-  // Offsets of every piece, then one buffer.
-  const offsets = new Array<number>(out.length + 1);
-  let length = 0;
-  for (let i = 0; i < out.length; i++) {
-    offsets[i] = length;
-    const piece = out[i] as Buffer | string;
-    length += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
   }
-  offsets[out.length] = length;
   const bytes = Buffer.allocUnsafe(length);
-  for (let i = 0; i < out.length; i++) {
-    const piece = out[i] as Buffer | string;
-    if (typeof piece === 'string') bytes.write(piece, offsets[i] as number);
-    else piece.copy(bytes, offsets[i] as number);
-  }
   const spans: MemberSpans = [];
-  for (const [key, keyAt, valueAt, endAt] of marks) {
-    const quoted = JSON.stringify(key);
-    // The key's bytes inside its quotes: after the comma (if any) and the opening quote.
-    const keyStart = (offsets[keyAt] as number) + (keyAt === 1 ? 1 : 2);
-    spans.push(2, keyStart, keyStart + Buffer.byteLength(quoted) - 2, quoted.includes('\\') ? 1 : 0, offsets[valueAt] as number, offsets[endAt] as number);
-  }
+  let at = bytes.write('{', 0);
+  values.forEach((value, index) => {
+    if (index > 0) at += bytes.write(',', at);
+    const keyStart = at + 1;
+    at += bytes.write(value.head, at);
+    const valueStart = at;
+    if (value.text !== undefined) {
+      at += bytes.write(value.text, at);
+    } else {
+      at += bytes.write('[', at);
+      value.items.forEach((item, i) => {
+        if (i > 0) at += bytes.write(',', at);
+        at = typeof item === 'string' ? at + bytes.write(item, at) : item.copyTo(bytes, at);
+      });
+      at += bytes.write(']', at);
+    }
+    // The key's bytes inside its quotes: from after the opening quote to before `":`.
+    spans.push(2, keyStart, valueStart - 2, value.head.includes('\\') ? 1 : 0, valueStart, at);
+  });
+  at += bytes.write('}', at);
+  if (at !== length) throw new Error(`objectOfTexts: wrote ${at} bytes of ${length}`);
   return lazyObject(bytes, spans, 0, spans.length, 0, length);
 }
