@@ -30,8 +30,9 @@ const ARRAY = 2;
  * Where the outer members are: six numbers per member, in the order they come: its depth (1 for
  * the members of the top-level object, 2 for theirs, …), the key's first and end byte (inside its
  * quotes), 1 if the key has an escape, and the value's first and end byte. The elements of an array
- * that are objects are noted too, with -1 for the key's bytes (their members are one deeper). A
- * record belongs to the shallower one before it.
+ * that are objects are noted too, with -1 for the key's bytes (their members are one deeper), except
+ * inside an array that is itself an array's element (which has no record). A record belongs to the
+ * shallower one before it.
  */
 export type MemberSpans = number[];
 
@@ -50,8 +51,15 @@ export function scanJson(bytes: Uint8Array, start: number, end: number, members?
   /** Per depth: the index in `members` of the record whose value is being scanned, or -1. */
   const pending: number[] = new Array<number>(depth + 1).fill(-1);
   const noted = members === undefined ? 0 : depth;
-  /** The bytes' ArrayBuffer as 32-bit words: word k holds its bytes 4k .. 4k+3. */
-  const words = new Int32Array(b.buffer, 0, b.buffer.byteLength >> 2);
+  /**
+   * How deep records go where the scan is: `noted`, except inside an array that is an element of
+   * an array (it has no record of its own, so nothing in it would follow the record it belongs to).
+   */
+  let limit = noted;
+  /** The depth of the open containers when that array was opened, or -1. */
+  let quietAt = -1;
+  /** The bytes' ArrayBuffer as 32-bit words: word k holds its bytes 4k .. 4k+3 (unsigned shifts: it may be over 2 GiB). */
+  const words = new Int32Array(b.buffer, 0, b.buffer.byteLength >>> 2);
   let i = skipSpace(b, start, end);
   // Expecting a value at i.
   for (;;) {
@@ -60,7 +68,7 @@ export function scanJson(bytes: Uint8Array, start: number, end: number, members?
     if (c === 0x7b /* { */) {
       const d = stack.length;
       // An object that is an array's element, where elements are noted.
-      if (d > 0 && d <= noted && stack[d - 1] === ARRAY) {
+      if (d > 0 && d <= limit && stack[d - 1] === ARRAY) {
         (members as MemberSpans).push(d, -1, -1, 0, i, -1);
         pending[d] = (members as MemberSpans).length - SPAN;
       }
@@ -70,18 +78,28 @@ export function scanJson(bytes: Uint8Array, start: number, end: number, members?
         stack.pop();
         i += 1;
       } else {
-        const next = memberKey(b, i, end, d + 1 <= noted ? members : undefined, d + 1, words);
+        const next = memberKey(b, i, end, d + 1 <= limit ? members : undefined, d + 1, words);
         if (next < 0) return false;
-        if (d + 1 <= noted) pending[d + 1] = (members as MemberSpans).length - SPAN;
+        if (d + 1 <= limit) pending[d + 1] = (members as MemberSpans).length - SPAN;
         i = next;
         continue;
       }
     } else if (c === 0x5b /* [ */) {
+      const d = stack.length;
+      // An array that is an array's element: nothing in it is noted.
+      if (d < limit && stack[d - 1] === ARRAY) {
+        limit = d;
+        quietAt = d;
+      }
       stack.push(ARRAY);
       i = skipSpace(b, i + 1, end);
       if (i < end && b[i] === 0x5d /* ] */) {
         stack.pop();
         i += 1;
+        if (d === quietAt) {
+          limit = noted;
+          quietAt = -1;
+        }
       } else {
         continue;
       }
@@ -106,7 +124,7 @@ export function scanJson(bytes: Uint8Array, start: number, end: number, members?
     // A value ended at i: close what it ends, then expect a separator.
     for (;;) {
       const d = stack.length;
-      if (d <= noted && (pending[d] as number) >= 0) {
+      if (d <= limit && (pending[d] as number) >= 0) {
         (members as MemberSpans)[(pending[d] as number) + 5] = i;
         pending[d] = -1;
       }
@@ -118,9 +136,9 @@ export function scanJson(bytes: Uint8Array, start: number, end: number, members?
       if (c === 0x2c /* , */) {
         i = skipSpace(b, i + 1, end);
         if (top === OBJECT) {
-          const next = memberKey(b, i, end, d <= noted ? members : undefined, d, words);
+          const next = memberKey(b, i, end, d <= limit ? members : undefined, d, words);
           if (next < 0) return false;
-          if (d <= noted) pending[d] = (members as MemberSpans).length - SPAN;
+          if (d <= limit) pending[d] = (members as MemberSpans).length - SPAN;
           i = next;
         }
         break;
@@ -128,6 +146,10 @@ export function scanJson(bytes: Uint8Array, start: number, end: number, members?
       if ((c === 0x7d && top === OBJECT) || (c === 0x5d && top === ARRAY)) {
         stack.pop();
         i += 1;
+        if (d - 1 === quietAt) {
+          limit = noted;
+          quietAt = -1;
+        }
         continue;
       }
       return false;
@@ -195,8 +217,8 @@ function plainRun(b: Uint8Array, i: number, end: number, words: Int32Array): num
     if (STRING_STOP[b[i] as number] === 1) return i;
     i += 1;
   }
-  let w = (base + i) >> 2;
-  const last = (base + end) >> 2; // the words wholly before end
+  let w = (base + i) >>> 2;
+  const last = (base + end) >>> 2; // the words wholly before end
   for (; w < last; w++) {
     const v = words[w] as number;
     const quote = v ^ 0x22222222;
@@ -205,7 +227,7 @@ function plainRun(b: Uint8Array, i: number, end: number, words: Int32Array): num
     if (((((quote - 0x01010101) & ~quote) | ((backslash - 0x01010101) & ~backslash) | ((v - 0x20202020) & ~v)) & 0x80808080) !== 0) break;
   }
   // Words before w are plain; the rest one byte at a time (w's, and the tail after the last word).
-  i = (w << 2) - base;
+  i = w * 4 - base;
   while (i < end && STRING_STOP[b[i] as number] === 0) i += 1;
   return i;
 }

@@ -9,13 +9,6 @@ import { awkwardString, jsonValue, messageText, mutatedText, oddJsonText, sameJs
  * are exported for src/message/json-scan.test.ts.
  */
 
-/**
- * What scanJson notes inside an array nested directly in an array (see {@link referenceSpans}): it
- * notes it, so a record there follows one it does not belong to (`[{"a":1},[{"b":2}]]` at depth 2:
- * the record of `{"b":2}` comes right after that of `"a"`, as if it were a member of `{"a":1}`).
- */
-export const NESTED_ARRAYS: 'noted' | 'skipped' = 'noted';
-
 const isSpace = (c: number | undefined): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 
 /** Whether `JSON.parse` accepts the text the bytes decode to (the caller checks they are UTF-8). */
@@ -33,13 +26,11 @@ export function parsesAsJson(bytes: Uint8Array): boolean {
  * found the slow and obvious way: in the order they come, for each member of an object at nesting
  * level L (0 for the top-level value) a record of depth L+1 (key inside its quotes, 1 if it has a
  * backslash, its value), and for each element of an array at level L that is an object a record of
- * depth L+1 with -1 for the key; none deeper than `depth`. Positions are relative to `bytes`.
- *
- * `inArrays`: what is noted inside an array that is an element of an array (which has no record of
- * its own): `'noted'` as anywhere else (what scanJson does today: such records then follow a record
- * they do not belong to), `'skipped'` nothing.
+ * depth L+1 with -1 for the key; none deeper than `depth`, and none inside an array that is an
+ * element of an array (it has no record, so they would follow one they do not belong to).
+ * Positions are relative to `bytes`.
  */
-export function referenceSpans(bytes: Uint8Array, depth = 2, inArrays: 'noted' | 'skipped' = NESTED_ARRAYS): number[] {
+export function referenceSpans(bytes: Uint8Array, depth = 2): number[] {
   const out: number[] = [];
   let i = 0;
   const space = (): void => {
@@ -102,7 +93,7 @@ export function referenceSpans(bytes: Uint8Array, depth = 2, inArrays: 'noted' |
       space();
       if (bytes[i] === 0x5d) return void (i += 1);
       for (;;) {
-        if (level + 1 <= depth && !(inArrays === 'skipped' && bytes[i] === 0x5b)) {
+        if (level + 1 <= depth && bytes[i] !== 0x5b) {
           const at = bytes[i] === 0x7b ? out.push(level + 1, -1, -1, 0, i, -1) - SPAN : -1;
           value(level + 1);
           if (at >= 0) out[at + 5] = i;
@@ -250,9 +241,7 @@ function check({ text, offset, depth }: ScanInput): void {
   if (!want || depth > 4) return;
   const expected = referenceSpans(bytes, depth);
   if (spans.length !== expected.length || spans.some((x, k) => x !== expected[k])) throw new Error(`member spans ${spans.slice(0, 60).join(',')} ≠ reference ${expected.slice(0, 60).join(',')} (depth ${depth}): ${JSON.stringify(text.slice(0, 200))}`);
-  // What the records mean is checked where it is unambiguous (no array directly in an array).
-  const unambiguous = referenceSpans(bytes, depth, 'skipped');
-  if (unambiguous.length === expected.length && unambiguous.every((x, k) => x === expected[k])) checkSpansMeaning(bytes, spans, depth);
+  checkSpansMeaning(bytes, spans, depth);
 }
 
 export const fuzzTargets = [
