@@ -564,6 +564,9 @@ const limitCheck = (label: string, key: string, limit: number, unit: string, dig
   },
 });
 
+/** The stdio targets that are mcp-chain (not a reference proxy), for the checks against the byte pipe. */
+const PRODUCT_IDS = ['mw-0', 'noop-1', 'noop-10', 'real', 'policy', 'agg-1', 'agg-3', 'one-1500'] as const;
+
 /** The aggregates with extra members, and how many members they have (for the memory per extra member). */
 const AGGREGATES: Readonly<Record<string, number>> = { 'agg-3': 3 };
 const AGGREGATE_IDS = ['agg-1', 'agg-3'] as const;
@@ -608,6 +611,10 @@ const CHECKS: Check[] = [
   perMemberCheck('… after the warm-up calls (the members\' tools listed)', 'rss_warm.mib'),
   ratioCheck('1 MiB result ≤ 1.3× no proxy', 'payload_1m.ms', 1.3),
   ratioCheck('500-tool tools/list ≤ 1.5× no proxy', 'tools_list_500.ms', 1.5),
+  // Issue 14: mid-size messages, and the small echo against the floor of a proxy process.
+  ratioCheck('100 KiB result ≤ 1.5× no proxy', 'payload_100k.ms', 1.5),
+  ratioCheck('echo p50 ≤ 1.25× byte pipe', 'echo_seq.p50_us', 1.25, { base: 'pipe', only: PRODUCT_IDS }),
+  ratioCheck('throughput at 16 in flight ≥ 0.9× byte pipe', 'throughput_16.calls_per_s', 0.9, { atLeast: true, base: 'pipe', only: PRODUCT_IDS }),
   limitCheck('idle proxy RSS ≤ 80 MiB', 'rss_idle.mib', 80, 'MiB', 1),
   {
     label: 'cold start adds ≤ 150 ms',
