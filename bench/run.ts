@@ -78,7 +78,7 @@ const benchModules = join(root, '.cache', 'bench');
 const BASE = { stdio: 'none', http: 'sdk-http' } as const;
 
 /** The mcp-chain targets repeated for another build (`--baseline <checkout>`), to compare builds in one run. */
-const BASELINE_TARGETS = ['mw-0', 'noop-10', 'real', 'policy', 'chain-http'];
+const BASELINE_TARGETS = ['mw-0', 'noop-10', 'real', 'policy', 'agg-3', 'chain-http'];
 
 function targets(logFile: string, baseline?: string): TargetSpec[] {
   const ours = ownTargets(logFile);
