@@ -210,18 +210,21 @@ export function rawItemsOf(object: JsonObject, key: string): RawItem[] | undefin
  * or values to serialize). The texts must be valid JSON (items read off the wire and checked, or
  * made by JSON.stringify): they are not checked again.
  */
-export function objectOfTexts(members: ReadonlyArray<readonly [key: string, text: string | ReadonlyArray<RawItem | JsonObject>]>): JsonObject {
+export function objectOfTexts(members: ReadonlyArray<readonly [key: string, text: string | Buffer | ReadonlyArray<RawItem | JsonObject>]>): JsonObject {
   // What each member's value is made of: a text, or items (those parsed serialized once, here).
-  const values = members.map(([key, text]) => ({
-    head: JSON.stringify(key) + ':',
-    text: typeof text === 'string' ? text : undefined,
-    items: typeof text === 'string' ? [] : text.map((item) => (item instanceof RawItem ? item : JSON.stringify(item))),
-  }));
+  const values = members.map(([key, text]) => {
+    const whole = typeof text === 'string' || Buffer.isBuffer(text);
+    return {
+      head: JSON.stringify(key) + ':',
+      text: whole ? text : undefined,
+      items: whole ? [] : text.map((item) => (item instanceof RawItem ? item : JSON.stringify(item))),
+    };
+  });
   let length = 2 + Math.max(0, members.length - 1); // the braces and the commas between members
   for (const value of values) {
     length += Buffer.byteLength(value.head);
     if (value.text !== undefined) {
-      length += Buffer.byteLength(value.text);
+      length += typeof value.text === 'string' ? Buffer.byteLength(value.text) : value.text.length;
     } else {
       length += 2 + Math.max(0, value.items.length - 1);
       for (const item of value.items) length += typeof item === 'string' ? Buffer.byteLength(item) : item.byteLength;
@@ -236,7 +239,7 @@ export function objectOfTexts(members: ReadonlyArray<readonly [key: string, text
     at += bytes.write(value.head, at);
     const valueStart = at;
     if (value.text !== undefined) {
-      at += bytes.write(value.text, at);
+      at += typeof value.text === 'string' ? bytes.write(value.text, at) : value.text.copy(bytes, at);
     } else {
       at += bytes.write('[', at);
       value.items.forEach((item, i) => {
@@ -251,4 +254,24 @@ export function objectOfTexts(members: ReadonlyArray<readonly [key: string, text
   at += bytes.write('}', at);
   if (at !== length) throw new Error(`objectOfTexts: wrote ${at} bytes of ${length}`);
   return lazyObject(bytes, spans, 0, spans.length, 0, length);
+}
+
+/**
+ * `object` (read lazily off the wire, unchanged) with its array member `key` replaced by `items`,
+ * the other members kept as their bytes: `{ ...object, [key]: items }` in meaning, built as bytes
+ * (see {@link objectOfTexts}). Undefined when `object` is not such an object.
+ */
+export function withRawItems(object: JsonObject, key: string, items: ReadonlyArray<RawItem | JsonObject>): JsonObject | undefined {
+  const lazy = lazyPartsOf(object);
+  if (lazy === undefined || rawByteLengthOf(object) === undefined) return undefined;
+  const { bytes, spans, from, to } = lazy;
+  // Each key once, where JSON.parse puts it (its first place), with its last value.
+  const values = new Map<string, Buffer | ReadonlyArray<RawItem | JsonObject>>();
+  for (let m = from; m < to; m += SPAN) {
+    if (spans[m] !== 2) continue;
+    const name = keyAt(bytes, spans, m);
+    values.set(name, name === key ? items : bytes.subarray(spans[m + 4] as number, spans[m + 5] as number));
+  }
+  if (!values.has(key)) values.set(key, items);
+  return objectOfTexts([...values]);
 }

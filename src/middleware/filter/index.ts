@@ -9,6 +9,7 @@ import { ErrorCode } from '../../errors/error-code.js';
 import { McpError } from '../../errors/mcp-error.js';
 import type { JsonObject, Reply } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
+import { rawItemsOf, withRawItems } from '../../message/raw-list.js';
 import { matchAny } from '../../chain/glob.js';
 import { uriForms } from './normalize-uri.js';
 import { ResourceNames } from './resource-names.js';
@@ -94,13 +95,13 @@ export function filter(options: FilterOptions = {}): Middleware {
 
     switch (ctx.method) {
       case 'tools/list':
-        return next().then((reply) => keep(reply, 'tools', (tool) => tools.visible([tool.name])));
+        return next().then((reply) => keep(reply, 'tools', ['name'], (tool) => tools.visible([tool.name])));
       case 'prompts/list':
-        return next().then((reply) => keep(reply, 'prompts', (prompt) => prompts.visible([prompt.name])));
+        return next().then((reply) => keep(reply, 'prompts', ['name'], (prompt) => prompts.visible([prompt.name])));
       case 'resources/list':
-        return next().then((reply) => keep(reply, 'resources', (item) => listedVisible(item)));
+        return next().then((reply) => keep(reply, 'resources', ['uri', 'name'], (item) => listedVisible(item)));
       case 'resources/templates/list':
-        return next().then((reply) => keep(reply, 'resourceTemplates', (template) => resources.visible([template.uriTemplate, template.name])));
+        return next().then((reply) => keep(reply, 'resourceTemplates', ['uriTemplate', 'name'], (template) => resources.visible([template.uriTemplate, template.name])));
       case 'tools/call':
         if (!tools.visible([params.name])) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${String(params.name)}`);
         return next();
@@ -145,8 +146,19 @@ function rule({ allow = [], deny = [] }: FilterRule = {}): Rule {
   };
 }
 
-/** The reply with only the visible items of its `key` list (cursor, `_meta` and the rest kept). */
-function keep(reply: Reply, key: string, visible: (item: JsonObject) => boolean): Reply {
+/**
+ * The reply with only the visible items of its `key` list (cursor, `_meta` and the rest kept).
+ * `fields`: what `visible` reads of an item. A list read off the wire is filtered as bytes: only
+ * those fields of each item are read, and the items kept are not parsed nor serialized.
+ */
+function keep(reply: Reply, key: string, fields: readonly string[], visible: (item: JsonObject) => boolean): Reply {
+  const raw = reply === undefined ? undefined : rawItemsOf(reply, key);
+  if (raw !== undefined) {
+    const kept = raw.filter((item) => visible(Object.fromEntries(fields.map((field) => [field, item.get(field)]))));
+    if (kept.length === raw.length) return reply;
+    const rebuilt = withRawItems(reply as JsonObject, key, kept);
+    if (rebuilt !== undefined) return rebuilt;
+  }
   const items = reply?.[key];
   if (!Array.isArray(items)) return reply;
   return { ...reply, [key]: items.filter((item: unknown) => !isJsonObject(item) || visible(item)) };

@@ -9,6 +9,8 @@ import { ErrorCode } from '../../errors/error-code.js';
 import { McpError } from '../../errors/mcp-error.js';
 import type { JsonObject, McpMessage, Reply } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
+import type { RawItem} from '../../message/raw-list.js';
+import { rawItemsOf, withRawItems } from '../../message/raw-list.js';
 
 /** A new name, or overrides of the name, title and description. */
 export type Renaming = string | { name?: string; title?: string; description?: string };
@@ -100,8 +102,28 @@ function table(kind: 'tool' | 'prompt', config: Readonly<Record<string, Renaming
 
   return {
     list(reply, key) {
+      if (byOld.size === 0) return reply;
+      // A list read off the wire is renamed as bytes: names read, the renamed items' members
+      // replaced, every other item (and every schema) left as its bytes.
+      const raw = reply === undefined ? undefined : rawItemsOf(reply, key);
+      if (raw !== undefined) {
+        const shown: RawItem[] = [];
+        let changed = false;
+        for (const item of raw) {
+          const name = item.get('name');
+          const override = typeof name === 'string' ? byOld.get(name) : undefined;
+          if (typeof name !== 'string' || (override === undefined && !toOld.has(name))) {
+            shown.push(item);
+          } else {
+            changed = true;
+            if (override !== undefined) shown.push(Object.entries(override).reduce((renamed: RawItem, [field, value]) => renamed.with(field, value), item));
+          }
+        }
+        const rebuilt = changed ? withRawItems(reply as JsonObject, key, shown) : reply;
+        if (rebuilt !== undefined) return rebuilt;
+      }
       const items = reply?.[key];
-      if (byOld.size === 0 || !Array.isArray(items)) return reply;
+      if (!Array.isArray(items)) return reply;
       const shown: unknown[] = [];
       for (const item of items as unknown[]) {
         if (!isJsonObject(item) || typeof item.name !== 'string') shown.push(item);
