@@ -185,7 +185,15 @@ function memberKey(b: Uint8Array, i: number, end: number, members: MemberSpans |
 function scanString(b: Uint8Array, i: number, end: number, words: Int32Array): number {
   i += 1;
   for (;;) {
-    i = plainRun(b, i, end, words);
+    // Most runs (names, descriptions) end soon: their bytes one at a time, here; a long one (a
+    // file's text) four at a time.
+    const soon = i + 32 < end ? i + 32 : end;
+    while (i < soon) {
+      const c = b[i] as number;
+      if (c < 0x20 || c === 0x22 || c === 0x5c) break;
+      i += 1;
+    }
+    if (i === soon && i < end) i = longRun(b, i, end, words);
     if (i >= end) return -1;
     const c = b[i] as number;
     if (c === 0x22) return i + 1;
@@ -202,16 +210,11 @@ function scanString(b: Uint8Array, i: number, end: number, words: Int32Array): n
 }
 
 /**
- * The end of the plain run of a string that starts at i: the index of the first `"`, `\` or
- * control byte, or `end`. Long runs (a file's text) are read four bytes at a time, each word
- * tested at once for the three kinds of byte that end a run.
+ * The end of a long plain run of a string, from i (past its first 32 bytes): the index of the first
+ * `"`, `\` or control byte, or `end`. Read four bytes at a time, each word tested at once for the
+ * three kinds of byte that end a run.
  */
-function plainRun(b: Uint8Array, i: number, end: number, words: Int32Array): number {
-  // Most runs (names, descriptions) end soon: their bytes one at a time.
-  const soon = Math.min(end, i + 32);
-  while (i < soon && STRING_STOP[b[i] as number] === 0) i += 1;
-  if (i < soon || i === end) return i;
-  // A long run (a file's text): four bytes at a time from a word boundary.
+function longRun(b: Uint8Array, i: number, end: number, words: Int32Array): number {
   const base = b.byteOffset;
   while (i < end && ((base + i) & 3) !== 0) {
     if (STRING_STOP[b[i] as number] === 1) return i;
