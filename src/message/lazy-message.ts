@@ -44,6 +44,8 @@ export interface LazyParts {
   readonly spans: MemberSpans;
   readonly from: number;
   readonly to: number;
+  /** Whether the records go deeper than its members (a list's items and theirs, see `rawItemsOf`). */
+  readonly deep: boolean;
 }
 
 const parts = new WeakMap<object, LazyParts>();
@@ -55,14 +57,15 @@ export function lazyPartsOf(object: object): LazyParts | undefined {
 
 /**
  * An object whose members are parsed when first read: `bytes[start, end)` is its JSON text, and
- * the depth-2 records among `spans[from, to)` are where its members are (deeper ones are theirs). It behaves as the object
+ * the depth-2 records among `spans[from, to)` are where its members are (deeper ones are theirs;
+ * `deep`: whether they are there, as `lazyMessage` notes them). It behaves as the object
  * `JSON.parse` would make (the same keys in the same order, the last of duplicate keys winning,
  * `__proto__` an own member), but its members are accessors. Its bytes are remembered (see
  * `rememberRawBytes`): as long as it is not changed, it goes out as them. Assigning one of its
  * members forgets them; so does adding, deleting or redefining one (seen by the encoder). Changing a value in place after reading it is not seen: values on the forwarding path are
  * treated as immutable (see raw-json.ts).
  */
-export function lazyObject(bytes: Buffer, spans: MemberSpans, from: number, to: number, start: number, end: number): JsonObject {
+export function lazyObject(bytes: Buffer, spans: MemberSpans, from: number, to: number, start: number, end: number, deep = true): JsonObject {
   const object: JsonObject = {};
   let keys = 0;
   for (let m = from; m < to; m += SPAN) {
@@ -72,7 +75,7 @@ export function lazyObject(bytes: Buffer, spans: MemberSpans, from: number, to: 
     defineLazy(object, key, bytes, spans[m + 4] as number, spans[m + 5] as number);
   }
   rememberRawBytes(object, bytes.subarray(start, end), keys);
-  parts.set(object, { bytes, spans, from, to });
+  parts.set(object, { bytes, spans, from, to, deep });
   return object;
 }
 

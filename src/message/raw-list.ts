@@ -177,7 +177,8 @@ function valueAt(bytes: Buffer, start: number, end: number): unknown {
  */
 export function rawItemsOf(object: JsonObject, key: string): RawItem[] | undefined {
   const lazy = lazyPartsOf(object);
-  if (lazy === undefined || rawByteLengthOf(object) === undefined) return undefined;
+  // Without the deeper records (an object built here), its items are not known as bytes.
+  if (lazy === undefined || !lazy.deep || rawByteLengthOf(object) === undefined) return undefined;
   const { bytes, spans, from, to } = lazy;
   // The last member of that name is the one JSON.parse keeps.
   let member = -1;
@@ -253,7 +254,7 @@ export function objectOfTexts(members: ReadonlyArray<readonly [key: string, text
   });
   at += bytes.write('}', at);
   if (at !== length) throw new Error(`objectOfTexts: wrote ${at} bytes of ${length}`);
-  return lazyObject(bytes, spans, 0, spans.length, 0, length);
+  return lazyObject(bytes, spans, 0, spans.length, 0, length, false);
 }
 
 /**

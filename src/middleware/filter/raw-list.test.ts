@@ -33,7 +33,7 @@ function readOffTheWire(): JsonObject {
   return message.result as JsonObject;
 }
 
-async function listThrough(middleware: Middleware, result: () => JsonObject): Promise<{ answer: unknown; raw: boolean }> {
+async function listThrough(middleware: Middleware | Middleware[], result: () => JsonObject): Promise<{ answer: unknown; raw: boolean }> {
   let sent: JsonObject | undefined;
   const upstream = scripted({ 'tools/list': () => (sent = result()) });
   const outer: Middleware = (ctx, next) => next().then((reply) => {
@@ -41,7 +41,7 @@ async function listThrough(middleware: Middleware, result: () => JsonObject): Pr
     return reply;
   });
   let raw = false;
-  const h = await harness(chain().use(outer).use(middleware).to(upstream));
+  const h = await harness(chain().use(outer, ...[middleware].flat()).to(upstream));
   try {
     return { answer: await h.request('tools/list'), raw };
   } finally {
@@ -50,7 +50,10 @@ async function listThrough(middleware: Middleware, result: () => JsonObject): Pr
 }
 
 describe('list middleware on a list read off the wire (its items as bytes)', () => {
-  const cases: Record<string, Middleware> = {
+  const cases: Record<string, Middleware | Middleware[]> = {
+    // A list one middleware rebuilt as bytes, read by the next (as a company policy stacks them).
+    'filter, then rename': [rename({ tools: { search: 'find' } }), filter({ tools: { deny: ['drop_*'] } })],
+    'rename, then filter': [filter({ tools: { deny: ['find'] } }), rename({ tools: { search: 'find' } })],
     'filter (deny)': filter({ tools: { deny: ['drop_*', 'delete_row'] } }),
     'filter (allow)': filter({ tools: { allow: ['search'] } }),
     'filter (nothing hidden)': filter({ tools: { deny: ['nothing'] } }),
