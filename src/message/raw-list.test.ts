@@ -114,3 +114,25 @@ describe('objectOfTexts: a result built from texts', () => {
     assert.deepEqual(result, { 'k"\u00e9\n': 1, tools: [] });
   });
 });
+
+describe('a page built from raw items is itself read as raw items', () => {
+  test('its items (unchanged and renamed) read back as they were written, so a second list reader needs no parse', () => {
+    const source = { tools: [{ name: 'a', d: 'é"' }, { x: 1, name: 'b', y: [1, { z: 2 }] }, { name: 'c' }] };
+    const items = rawItemsOf(readResult(JSON.stringify(source)), 'tools');
+    assert.ok(items);
+    const page = objectOfTexts([['tools', [items[0] as RawItem, (items[1] as RawItem).with('name', 'longer name 😀'), (items[2] as RawItem).with('name', '')]], ['nextCursor', '"n"']]);
+    const again = rawItemsOf(page, 'tools');
+    assert.ok(again, 'the built page knows its items');
+    const expected = [{ name: 'a', d: 'é"' }, { x: 1, name: 'longer name 😀', y: [1, { z: 2 }] }, { name: '' }];
+    assert.deepEqual(again.map((item) => ({ name: item.get('name'), d: item.get('d'), x: item.get('x'), y: item.get('y') })), expected.map((e) => ({ d: undefined, x: undefined, y: undefined, ...e })));
+    const twice = objectOfTexts([['tools', again.map((item) => item.with('name', `p__${String(item.get('name'))}`))]]);
+    assert.deepEqual(twice, { tools: expected.map((e) => ({ ...e, name: `p__${e.name}` })) });
+  });
+
+  test('a page with an item serialized here, or with several members replaced, is not (it is parsed when read)', () => {
+    const items = rawItemsOf(readResult('{"tools":[{"name":"a"}]}'), 'tools') ?? [];
+    assert.equal(rawItemsOf(objectOfTexts([['tools', [...items, { name: 'parsed' }]]]), 'tools'), undefined);
+    assert.equal(rawItemsOf(objectOfTexts([['tools', items.map((item) => item.with('name', 'x').with('title', 't'))]]), 'tools'), undefined);
+    assert.deepEqual(objectOfTexts([['tools', items.map((item) => item.with('name', 'x').with('title', 't'))]]), { tools: [{ name: 'x', title: 't' }] });
+  });
+});

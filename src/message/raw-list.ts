@@ -105,6 +105,25 @@ export class RawItem {
     return offset;
   }
 
+  /**
+   * Notes the item written at `at` (by {@link copyTo}) in `spans`, as `scanJson` notes a list's
+   * items: a depth-3 record for it, a depth-4 one per member. False when its layout is not known
+   * without scanning it (several members replaced): then nothing is noted.
+   */
+  recordInto(spans: MemberSpans, at: number): boolean {
+    const single = this.#single();
+    if (this.#replaced.length > 0 && single === undefined) return false;
+    spans.push(3, -1, -1, 0, at, at + this.byteLength);
+    // After the replaced value, everything moves by the difference in length.
+    const shift = single === undefined ? 0 : Buffer.byteLength(single.text) - (single.end - single.start);
+    for (const member of this.#members) {
+      const moved = single !== undefined && member.start > single.start ? shift : 0;
+      const end = single !== undefined && member.start === single.start ? member.end + shift : member.end + moved;
+      spans.push(4, at + member.keyStart + moved, at + member.keyEnd + moved, member.escaped, at + member.start + moved, at + end);
+    }
+    return true;
+  }
+
   /** The item's text, piece by piece: ranges of the bytes it was read from, and new values. */
   #write(emit: (piece: Buffer | string, start: number, end: number) => void): void {
     const bytes = this.#bytes;
@@ -156,6 +175,11 @@ interface Single {
 
 interface RawMember {
   readonly key: string;
+  /** The key's bytes inside its quotes, and whether it has an escape. */
+  readonly keyStart: number;
+  readonly keyEnd: number;
+  readonly escaped: number;
+  /** The value's bytes. */
   readonly start: number;
   readonly end: number;
 }
@@ -196,7 +220,16 @@ export function rawItemsOf(object: JsonObject, key: string): RawItem[] | undefin
     const members: RawMember[] = [];
     m += SPAN;
     for (; m < to && (spans[m] as number) > 3; m += SPAN) {
-      if (spans[m] === 4) members.push({ key: keyAt(bytes, spans, m), start: (spans[m + 4] as number) - start, end: (spans[m + 5] as number) - start });
+      if (spans[m] === 4) {
+        members.push({
+          key: keyAt(bytes, spans, m),
+          keyStart: (spans[m + 1] as number) - start,
+          keyEnd: (spans[m + 2] as number) - start,
+          escaped: spans[m + 3] as number,
+          start: (spans[m + 4] as number) - start,
+          end: (spans[m + 5] as number) - start,
+        });
+      }
     }
     items.push(new RawItem(bytes.subarray(start, end), members));
   }
@@ -233,28 +266,39 @@ export function objectOfTexts(members: ReadonlyArray<readonly [key: string, text
   }
   const bytes = Buffer.allocUnsafe(length);
   const spans: MemberSpans = [];
+  /** Whether every item's records are noted (see `rawItemsOf`): not when one was serialized here. */
+  let deep = true;
   let at = bytes.write('{', 0);
   values.forEach((value, index) => {
     if (index > 0) at += bytes.write(',', at);
     const keyStart = at + 1;
     at += bytes.write(value.head, at);
     const valueStart = at;
+    // The key's bytes inside its quotes: from after the opening quote to before `":`; the value's
+    // end once it is written.
+    const record = spans.length;
+    spans.push(2, keyStart, valueStart - 2, value.head.includes('\\') ? 1 : 0, valueStart, -1);
     if (value.text !== undefined) {
       at += typeof value.text === 'string' ? bytes.write(value.text, at) : value.text.copy(bytes, at);
     } else {
       at += bytes.write('[', at);
       value.items.forEach((item, i) => {
         if (i > 0) at += bytes.write(',', at);
-        at = typeof item === 'string' ? at + bytes.write(item, at) : item.copyTo(bytes, at);
+        if (typeof item === 'string') {
+          deep = false;
+          at += bytes.write(item, at);
+        } else {
+          if (deep && !item.recordInto(spans, at)) deep = false;
+          at = item.copyTo(bytes, at);
+        }
       });
       at += bytes.write(']', at);
     }
-    // The key's bytes inside its quotes: from after the opening quote to before `":`.
-    spans.push(2, keyStart, valueStart - 2, value.head.includes('\\') ? 1 : 0, valueStart, at);
+    spans[record + 5] = at;
   });
   at += bytes.write('}', at);
   if (at !== length) throw new Error(`objectOfTexts: wrote ${at} bytes of ${length}`);
-  return lazyObject(bytes, spans, 0, spans.length, 0, length, false);
+  return lazyObject(bytes, spans, 0, spans.length, 0, length, deep);
 }
 
 /**
