@@ -3,8 +3,9 @@
 // newest version the chain serves and everything flows.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { startHttpProxy } from '../helpers/http-proxy.js';
 import { everythingEntry, proxyMain } from '../helpers/targets.js';
 
 describe('the v2 SDK client through mcp-chain', () => {
@@ -46,5 +47,42 @@ describe('the v2 SDK client through mcp-chain', () => {
     assert.ok(progress.length >= 2, `got ${progress.length} progress notifications`);
     assert.deepEqual([...progress].sort((a, b) => a - b), progress);
     assert.ok(Array.isArray(result.content));
+  });
+});
+
+// Until the chain serves 2026-07-28 (issue 15), a v2 client that probes with `server/discover`
+// (`versionNegotiation: { mode: 'auto' }`) must still connect through it, in the session era: the
+// probe is refused (stdio: a JSON-RPC error, on a probe process of its own; HTTP: a 4xx), and the
+// client falls back to initialize.
+describe('the v2 SDK client in auto mode (probing with server/discover) through mcp-chain', () => {
+  const upstream = ['--', process.execPath, everythingEntry(), 'stdio'];
+
+  async function connectedEra(transport: Transport): Promise<{ era: string | undefined; version: string | undefined; tools: number }> {
+    const client = new Client({ name: 'mcp-chain-e2e-v2-auto', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    try {
+      await client.connect(transport);
+      const { tools } = await client.listTools();
+      return { era: client.getProtocolEra(), version: client.getNegotiatedProtocolVersion(), tools: tools.length };
+    } finally {
+      await client.close();
+    }
+  }
+
+  test('over stdio: falls back to initialize and works', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [proxyMain, '--log-level', 'warn', ...upstream], stderr: 'pipe' });
+    const connected = await connectedEra(transport);
+    assert.deepEqual({ era: connected.era, version: connected.version }, { era: 'legacy', version: '2025-11-25' });
+    assert.ok(connected.tools > 0);
+  });
+
+  test('over Streamable HTTP: falls back to initialize and works', async () => {
+    const proxy = await startHttpProxy(['--http', '127.0.0.1:0', ...upstream]);
+    try {
+      const connected = await connectedEra(new StreamableHTTPClientTransport(new URL(proxy.url)));
+      assert.deepEqual({ era: connected.era, version: connected.version }, { era: 'legacy', version: '2025-11-25' });
+      assert.ok(connected.tools > 0);
+    } finally {
+      await proxy.stop();
+    }
   });
 });
