@@ -10,7 +10,9 @@ import { forgetRaw, rememberAccessor, rememberRawBytes } from './raw-json.js';
  * as, never parsed at all; one that is read is parsed one member at a time (`params._meta` without
  * `params.arguments`).
  *
- * `line` is one line of UTF-8 (checked by the caller with `isUtf8`), without its newline.
+ * `bytes` is one line of UTF-8 (checked by the caller with `isUtf8`), without its newline. Its
+ * records are kept as long as the message lives (six numbers per member, four levels down: ~100 KB
+ * for a 500-tool list), beside the bytes.
  * Returns undefined when the line is not one JSON object: the caller parses it as usual, which
  * refuses it exactly as before (a batch, a lone value, malformed JSON).
  */
