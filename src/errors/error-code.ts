@@ -19,6 +19,12 @@ export const ErrorCode = {
   RequestTimeout: -32001,
   /** MCP: the resource a request names does not exist (or is hidden): `resources/read`, `resources/subscribe`. */
   ResourceNotFound: -32002,
+  /** MCP 2026-07-28: an HTTP header (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`) is missing or does not match the body (HTTP 400). */
+  HeaderMismatch: -32020,
+  /** MCP 2026-07-28: the request needs a client capability it did not declare; `data.requiredCapabilities` (HTTP 400). */
+  MissingRequiredClientCapability: -32021,
+  /** MCP 2026-07-28: the request's protocol version is not served; `data: { supported, requested }` (HTTP 400). */
+  UnsupportedProtocolVersion: -32022,
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
