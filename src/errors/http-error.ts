@@ -10,11 +10,13 @@ export class HttpError extends Error {
   readonly code: number;
   readonly id: string | number | null;
   readonly headers: Readonly<Record<string, string>>;
+  /** The JSON-RPC error's `data`, when it has one. */
+  readonly data: unknown;
 
   constructor(
     status: number,
     message: string,
-    options: { code?: number; id?: string | number | null; headers?: Record<string, string> } = {},
+    options: { code?: number; id?: string | number | null; headers?: Record<string, string>; data?: unknown } = {},
   ) {
     super(message);
     this.name = 'HttpError';
@@ -22,10 +24,12 @@ export class HttpError extends Error {
     this.code = options.code ?? ErrorCode.ConnectionClosed;
     this.id = options.id ?? null;
     this.headers = options.headers ?? {};
+    this.data = options.data;
   }
 
   /** The response body: a JSON-RPC error response. */
   body(): string {
-    return JSON.stringify({ jsonrpc: '2.0', id: this.id, error: { code: this.code, message: this.message } });
+    const error = this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+    return JSON.stringify({ jsonrpc: '2.0', id: this.id, error });
   }
 }

@@ -24,6 +24,8 @@ export interface ExchangeOptions {
    * this answer (a session without scopes cannot step up): it stays a 200.
    */
   scopeChallenge?: (needed: readonly string[]) => string | undefined;
+  /** The HTTP status of a lone JSON answer (default 200): a 2026-07-28 -32601 goes out as 404. */
+  statusOf?: (answer: JsonRpcResponse) => number;
   /** Whether an SSE stream starts with a priming event (clients at 2025-11-25 and later). */
   priming: boolean;
   session: SseSession;
@@ -114,7 +116,8 @@ export class PostExchange {
       const retry = this.#options.batch ? undefined : retryAfterOf(first);
       const needed = this.#options.batch ? undefined : scopesNeededBy(first);
       const challenge = needed && this.#options.scopeChallenge?.(needed);
-      this.#res.writeHead(challenge === undefined ? 200 : 403, {
+      const status = this.#options.batch ? 200 : (this.#options.statusOf?.(first) ?? 200);
+      this.#res.writeHead(challenge === undefined ? status : 403, {
         'content-type': 'application/json',
         'content-length': Buffer.byteLength(body),
         ...this.#options.headers,

@@ -11,6 +11,8 @@ import type { Upstream } from '../../core/upstream.js';
 import { accepts } from './accepts.js';
 import type { EventStore } from './event-store.js';
 import { HttpSessionTransport } from './http-session-transport.js';
+import { classifyModernPost, type ModernHttpEndpoint } from './modern-endpoint.js';
+import { MODERN_PROTOCOL_VERSIONS } from '../../protocol/modern-envelope.js';
 import { readPostBody, sortPostMessages, type PostBody, type SortedMessages } from './post-messages.js';
 import type { SessionAdmission } from './session-admission.js';
 import type { SessionEntry, SessionTable } from './session-table.js';
@@ -34,6 +36,8 @@ export interface StreamableHttpOptions {
    * needs (`needed`, beside the scopes the token holds): `scopeChallenge` of `oauth-resource`.
    */
   scopeChallenge?: ((needed: readonly string[], held: readonly string[]) => string) | undefined;
+  /** Serves the POSTs of 2026-07-28 clients (each request on its own, no session). */
+  modern: ModernHttpEndpoint;
 }
 
 type HttpSession = SessionEntry<HttpSessionTransport>;
@@ -52,7 +56,12 @@ export class StreamableHttpEndpoint {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, identity: Identity | undefined): Promise<void> {
-    checkProtocolVersionHeader(req);
+    // A POST's version header is checked against its body (see #post).
+    if (req.method !== 'POST') checkProtocolVersionHeader(req, null);
+    if (req.method !== 'POST' && isModernHeader(req.headers['mcp-protocol-version'])) {
+      // The stateless era has no GET stream and no sessions to delete.
+      throw new HttpError(405, `Method Not Allowed: ${req.method ?? ''} (protocol version 2026-07-28 has no sessions)`, { headers: { allow: 'POST' } });
+    }
     switch (req.method) {
       case 'POST':
         return this.#post(req, res, identity);
@@ -70,6 +79,17 @@ export class StreamableHttpEndpoint {
   async #post(req: IncomingMessage, res: ServerResponse, identity: Identity | undefined): Promise<void> {
     checkPostHeaders(req);
     const body = await readPostBody(req, this.#options.maxBodyBytes);
+    const modern = classifyModernPost(req, body);
+    if (modern === 'notification') {
+      // The 2026-07-28 revision defines no client-to-server notifications over HTTP.
+      res.writeHead(202).end();
+      return;
+    }
+    if (modern !== undefined) {
+      this.#options.modern.handle(res, modern, identity);
+      return;
+    }
+    checkProtocolVersionHeader(req, loneRequestId(body));
     const sessionId = req.headers['mcp-session-id'];
     const initialize = sessionId === undefined;
     // A start waits its turn (a client that left meanwhile starts nothing); a draining server refuses it in #open.
@@ -235,11 +255,18 @@ function loneRequestId(body: PostBody): JsonRpcId | null {
   return classified.kind === 'request' ? classified.message.id : null;
 }
 
-/** 400 for an unsupported `MCP-Protocol-Version` (absent means 2025-03-26, which is fine). */
-function checkProtocolVersionHeader(req: IncomingMessage): void {
+function isModernHeader(header: string | string[] | undefined): boolean {
+  return typeof header === 'string' && MODERN_PROTOCOL_VERSIONS.includes(header.trim());
+}
+
+/**
+ * 400 for an unsupported `MCP-Protocol-Version` (absent means 2025-03-26, which is fine; a
+ * 2026-07-28 one is checked against the body, see `classifyModernPost`).
+ */
+function checkProtocolVersionHeader(req: IncomingMessage, id: JsonRpcId | null): void {
   const header = req.headers['mcp-protocol-version'];
-  if (header !== undefined && !isSupportedVersion(header)) {
-    throw new HttpError(400, `Bad Request: unsupported MCP-Protocol-Version ${String(header)}`);
+  if (header !== undefined && !isSupportedVersion(header) && !isModernHeader(header)) {
+    throw new HttpError(400, `Bad Request: unsupported MCP-Protocol-Version ${String(header)}`, { id });
   }
 }
 

@@ -1,0 +1,212 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ErrorCode } from '../../errors/error-code.js';
+import { HttpError } from '../../errors/http-error.js';
+import { McpError } from '../../errors/mcp-error.js';
+import type { Logger } from '../../log/logger.js';
+import type { JsonRpcRequest, JsonRpcResponse } from '../../message/jsonrpc.js';
+import { classifyMessage } from '../../message/parse-message.js';
+import { claimsModernEra, MODERN_PROTOCOL_VERSIONS, readModernEnvelope, type ModernEnvelope } from '../../protocol/modern-envelope.js';
+import { checkModernHeaders } from '../../protocol/modern-headers.js';
+import { requestDigest, type RequestStateCodec } from '../../protocol/request-state.js';
+import { ModernBridge, MODERN_BRIDGE_DEFAULTS, SERVED_PROTOCOL_VERSIONS } from '../../session/modern-bridge.js';
+import { Session, type SessionOptions } from '../../session/session.js';
+import type { Identity } from '../../core/session-info.js';
+import type { Upstream } from '../../core/upstream.js';
+import { PostExchange } from './post-exchange.js';
+import type { PostBody } from './post-messages.js';
+import type { SessionEntry, SessionTable } from './session-table.js';
+
+export interface ModernHttpOptions {
+  upstream: Upstream;
+  session: SessionOptions;
+  log: Logger;
+  /** The server's sessions: a bridge's session counts among them (limit, expiry, drain). */
+  sessions: SessionTable;
+  /** Seals the `requestState` of `input_required` results (one key per server). */
+  codec: RequestStateCodec;
+  maxInFlightPerSession: number;
+}
+
+/** A request of the stateless era, its envelope and headers checked. */
+export interface ModernRequest {
+  readonly message: JsonRpcRequest;
+  readonly envelope: ModernEnvelope;
+}
+
+/**
+ * What a POST is, by the 2026-07-28 rules (Streamable HTTP, "Request Metadata"; the order is the
+ * one its conformance suite checks): a request whose `_meta` claims the stateless era, checked
+ * (a missing or invalid envelope key: 400 -32602; a header that does not match the body: 400
+ * -32020; a version not served: 400 -32022 with `supported` and `requested`); `'notification'`
+ * for a notification of that era (there are none to act on: 202); undefined for a POST of the
+ * session era. A POST whose `MCP-Protocol-Version` names the stateless era but whose body does
+ * not is refused: 400 -32020 for `initialize`, else 400 -32602. Every refusal echoes the id.
+ */
+export function classifyModernPost(req: IncomingMessage, body: PostBody): ModernRequest | 'notification' | undefined {
+  const header = req.headers['mcp-protocol-version'];
+  const headerIsModern = typeof header === 'string' && MODERN_PROTOCOL_VERSIONS.includes(header.trim());
+  if (body.batch) {
+    if (headerIsModern || body.values.some((value) => claims(value))) {
+      throw new HttpError(400, 'Invalid Request: protocol version 2026-07-28 has no batches', { code: ErrorCode.InvalidRequest });
+    }
+    return undefined;
+  }
+  const classified = classifyMessage(body.values[0]);
+  if (classified.kind === 'notification') return headerIsModern || claimsModernEra(classified.message.params) ? 'notification' : undefined;
+  if (classified.kind !== 'request') return undefined;
+  const message = classified.message;
+  if (!claimsModernEra(message.params)) {
+    if (!headerIsModern) return undefined;
+    if (message.method === 'initialize') {
+      throw new HttpError(400, `Header mismatch: MCP-Protocol-Version ${String(header)} does not go with initialize`, { code: ErrorCode.HeaderMismatch, id: message.id });
+    }
+    throw refusal(readEnvelopeError(message), message);
+  }
+  let envelope: ModernEnvelope;
+  try {
+    envelope = readModernEnvelope(message.params, MODERN_PROTOCOL_VERSIONS);
+  } catch (error) {
+    if (!(error instanceof McpError)) throw error;
+    if (error.code === ErrorCode.UnsupportedProtocolVersion) {
+      // A header that disagrees with the body is the first thing wrong.
+      const requested = (error.data as { requested?: unknown } | undefined)?.requested;
+      if (typeof requested === 'string') checkHeaders(req, message, requested);
+    }
+    throw refusal(error, message);
+  }
+  checkHeaders(req, message, envelope.protocolVersion);
+  return { message, envelope };
+}
+
+/**
+ * The 2026-07-28 side of the Streamable HTTP endpoint: each request is answered on its own POST
+ * (JSON, or SSE once something belongs to it before the answer), through a {@link ModernBridge}
+ * to a session of the session era. Clients that present the same principal, capabilities and
+ * client info share one such session (its upstream handshake states exactly what they can do),
+ * which expires when idle like any other.
+ */
+export class ModernHttpEndpoint {
+  readonly #options: ModernHttpOptions;
+  /** The bridges' sessions, by who uses them and what they declared. */
+  readonly #pool = new Map<string, PooledSession>();
+
+  constructor(options: ModernHttpOptions) {
+    this.#options = options;
+  }
+
+  handle(res: ServerResponse, request: ModernRequest, identity: Identity | undefined): void {
+    const { message, envelope } = request;
+    const sessions = this.#options.sessions;
+    if (sessions.draining) throw sessions.shuttingDown(message.id);
+    const entry = this.#entryFor(identity, envelope);
+    entry.lastSeen = Date.now();
+    const max = this.#options.maxInFlightPerSession;
+    if (entry.transport.bridge.inFlight >= max) {
+      throw new HttpError(429, `Too Many Requests: at most ${max} requests in flight per client`, {
+        code: ErrorCode.InvalidRequest,
+        id: message.id,
+        headers: { 'retry-after': '1' },
+      });
+    }
+    const exchanges = entry.transport.exchanges;
+    const exchange = new PostExchange(res, {
+      waiting: [message.id],
+      batch: false,
+      headers: {},
+      nextStreamName: () => '1',
+      priming: false,
+      session: { id: entry.id, store: undefined, congested: () => undefined },
+      statusOf: statusOfAnswer,
+    });
+    exchanges.add(exchange);
+    const cancel = entry.transport.bridge.request(message, envelope, {
+      push: (notification) => {
+        if (exchange.connected) exchange.push(notification);
+      },
+      answer: (response) => {
+        exchanges.delete(exchange);
+        exchange.answer(response);
+      },
+    });
+    // Closing the response stream cancels the request (2026-07-28, "Cancellation").
+    res.on('close', () => {
+      if (exchange.done) return;
+      exchanges.delete(exchange);
+      cancel('The HTTP client closed the response stream');
+    });
+  }
+
+  /** The pooled session for this principal, capabilities and client info (opened when there is none). */
+  #entryFor(identity: Identity | undefined, envelope: ModernEnvelope): PooledSession {
+    const principal = identity === undefined ? '' : `${identity.issuer ?? ''} ${identity.method} ${identity.id}`;
+    const key = requestDigest('pool', { principal, capabilities: envelope.clientCapabilities, clientInfo: envelope.clientInfo ?? null });
+    const found = this.#pool.get(key);
+    if (found !== undefined && !found.session.closing) return found;
+    const { upstream, log, codec, sessions } = this.#options;
+    const entry = sessions.open((id): PooledSession => {
+      const bridge = new ModernBridge({ ...MODERN_BRIDGE_DEFAULTS, codec, principal, supportedVersions: SERVED_PROTOCOL_VERSIONS, log });
+      const session = new Session(bridge, upstream, { ...this.#options.session, ...(identity === undefined ? {} : { identity }) });
+      const transport: BridgeHandle = {
+        bridge,
+        exchanges: new Set(),
+        keepAlive() {
+          for (const exchange of this.exchanges) exchange.stream?.keepAlive();
+        },
+      };
+      return { id, transport, session, identity, idle: () => bridge.inFlight === 0, lastSeen: Date.now() };
+    });
+    const leaveTable = entry.session.onclose;
+    entry.session.onclose = () => {
+      leaveTable?.();
+      if (this.#pool.get(key) === entry) this.#pool.delete(key);
+    };
+    this.#pool.set(key, entry);
+    void entry.session.start();
+    return entry;
+  }
+}
+
+/** What the session table keeps of a bridge's session: the bridge, and the POSTs it answers. */
+interface BridgeHandle {
+  readonly bridge: ModernBridge;
+  readonly exchanges: Set<PostExchange>;
+  keepAlive(): void;
+}
+
+type PooledSession = SessionEntry<BridgeHandle>;
+
+/** 2026-07-28: a method the server does not implement is 404; a missing client capability 400. */
+function statusOfAnswer(answer: JsonRpcResponse): number {
+  if (!('error' in answer)) return 200;
+  if (answer.error.code === ErrorCode.MethodNotFound) return 404;
+  if (answer.error.code === ErrorCode.MissingRequiredClientCapability) return 400;
+  return 200;
+}
+
+function claims(value: unknown): boolean {
+  const classified = classifyMessage(value);
+  return classified.kind !== 'invalid' && classified.kind !== 'response' && claimsModernEra(classified.message.params);
+}
+
+function checkHeaders(req: IncomingMessage, message: JsonRpcRequest, version: string): void {
+  try {
+    checkModernHeaders(req.headers, message.method, message.params, version);
+  } catch (error) {
+    if (error instanceof McpError) throw refusal(error, message);
+    throw error;
+  }
+}
+
+/** The envelope error of a request whose `_meta` claims nothing (what is missing). */
+function readEnvelopeError(message: JsonRpcRequest): McpError {
+  try {
+    readModernEnvelope(message.params, MODERN_PROTOCOL_VERSIONS);
+  } catch (error) {
+    if (error instanceof McpError) return error;
+  }
+  return new McpError(ErrorCode.InvalidParams, 'Invalid params: the request has no 2026-07-28 envelope');
+}
+
+function refusal(error: McpError, message: JsonRpcRequest): HttpError {
+  return new HttpError(400, error.message, { code: error.code, id: message.id, data: error.data });
+}
