@@ -5,6 +5,10 @@
 // The 0.2.0 alpha adds scenarios of the 2026-07-28 revision (stateless HTTP, tasks, input-required
 // results) that neither the fixture nor the chain implement yet; there the rule is the same: the
 // chain loses nothing the fixture passes.
+// The 2026-07-28 requirement set (the 0.2.0 alpha's `--requirements 2026-07-28`: 37 scored server
+// scenarios, at the stateless wire) runs against the modern fixture (a dual-era v2 SDK server,
+// test/fixtures/servers/modern-conformance.ts); what else that run holds (the tasks extension, the
+// pending header scenarios) is reported but not scored.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -17,9 +21,16 @@ interface Summary {
   target: string;
   passed: number;
   failed: number;
+  /** The scenarios the requirement set scores (every scenario when the run named none). */
+  scored: { total: number; passed: number };
+  /** Scored scenarios that left no result. */
+  notRun: string[];
   unexpectedFailures: string[];
-  scenarios: Record<string, { passed: boolean; failures: string[] }>;
+  scenarios: Record<string, { passed: boolean; scored: boolean; failures: string[] }>;
 }
+
+/** How many server scenarios the 2026-07-28 requirement set of conformance 0.2.0-alpha.12 scores. */
+const SCORED_2026_07_28 = 37;
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-chain-conformance-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -117,5 +128,24 @@ describe('official conformance suite, 0.2.0 alpha (newer scenarios)', { timeout:
     assert.deepEqual(Object.keys(chain.scenarios).sort(), Object.keys(fixture.scenarios).sort(), result.output);
     assert.ok(chain.failed <= fixture.failed, `the chain failed ${chain.failed} scenarios, the fixture ${fixture.failed}:\n${result.output}`);
     assert.ok(passing(chain).length >= 30, result.output);
+  });
+});
+
+describe('2026-07-28 scenarios, modern fixture', { timeout: 300_000 }, () => {
+  test('the modern fixture passes every scenario the 2026-07-28 requirement set scores', async () => {
+    const out = join(dir, 'modern-2026-direct.json');
+    const result = await run(['--alpha', '--fixture', 'modern', '--requirements', '2026-07-28'], out);
+    const summary = summaryOf(out, result);
+    assert.deepEqual(summary.unexpectedFailures, [], result.output);
+    assert.deepEqual(summary.notRun, [], result.output);
+    const failedScored = Object.entries(summary.scenarios)
+      .filter(([, s]) => s.scored && !s.passed)
+      .map(([name]) => name);
+    assert.deepEqual(failedScored, [], result.output);
+    assert.deepEqual(summary.scored, { total: SCORED_2026_07_28, passed: SCORED_2026_07_28 }, result.output);
+    for (const name of ['server-stateless', 'caching', 'sep-2164-resource-not-found', 'input-required-result-tampered-state']) {
+      assert.ok(summary.scenarios[name]?.passed, `${name} failed:\n${result.output}`);
+    }
+    assert.equal(result.code, 0, result.output);
   });
 });
