@@ -1043,6 +1043,47 @@ describe('ModernBridge: log messages and progress belong to their request', () =
     assert.deepEqual(silent.session.pending('logging/setLevel'), []);
   });
 
+  test('progress of a call resumed by a retry carries the retry\'s progress token (the first request was answered)', async () => {
+    const r = rig();
+    const sent = r.send('c1', 'tools/call', { name: 'ask', arguments: { q: 'hi' }, _meta: meta(ALL_CAPABILITIES, { progressToken: 'first' }) });
+    await r.handshake();
+    const forwarded = await r.session.request('tools/call');
+    assert.deepEqual(((forwarded.params as JsonObject)._meta as JsonObject).progressToken, 'first');
+    r.ask('s1', 'elicitation/create', { message: 'Name?', requestedSchema: { type: 'object', properties: {} } }, forwarded.id as number);
+    const parked = resultOf(await sent.answered());
+    const [key] = Object.keys(parked.inputRequests as JsonObject);
+    const again = r.send('c2', 'tools/call', {
+      name: 'ask',
+      arguments: { q: 'hi' },
+      inputResponses: { [key as string]: ACCEPT },
+      requestState: parked.requestState,
+      _meta: meta(ALL_CAPABILITIES, { progressToken: 'second' }),
+    });
+    await r.session.response('s1');
+    // The upstream knows only the token of the request it was sent.
+    r.bridge.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'first', progress: 1, total: 2 } }, forwarded.id as number);
+    const [progress] = await again.pushed(1);
+    // 2025-11-25 progress: tokens MUST be "provided in an active request"; 'first' was answered (input_required).
+    assert.deepEqual(progress, { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'second', progress: 1, total: 2 } });
+    assert.deepEqual(sent.pushes, []);
+  });
+
+  test('progress of a call resumed by a retry that asked for none is not sent', async () => {
+    const r = rig();
+    const sent = r.send('c1', 'tools/call', { name: 'ask', arguments: { q: 'hi' }, _meta: meta(ALL_CAPABILITIES, { progressToken: 'first' }) });
+    await r.handshake();
+    const forwarded = await r.session.request('tools/call');
+    r.ask('s1', 'elicitation/create', { message: 'Name?', requestedSchema: { type: 'object', properties: {} } }, forwarded.id as number);
+    const parked = resultOf(await sent.answered());
+    const [key] = Object.keys(parked.inputRequests as JsonObject);
+    const again = retry(r, 'c2', parked.requestState, { [key as string]: ACCEPT });
+    await r.session.response('s1');
+    r.bridge.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'first', progress: 1 } }, forwarded.id as number);
+    r.answer(forwarded, { content: [] });
+    await again.answered();
+    assert.deepEqual(again.pushes, []);
+  });
+
   test('progress goes to the request it belongs to, and to no other', async () => {
     const r = rig();
     const one = r.send('c1', 'tools/call', { name: 'slow', arguments: {}, _meta: meta(ALL_CAPABILITIES, { progressToken: 'p1' }) });
