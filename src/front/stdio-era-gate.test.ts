@@ -340,7 +340,8 @@ describe('StdioEraGate: a server/discover probe does not decide', () => {
     assert.deepEqual((discovered.result as JsonObject).supportedVersions, [...SERVED_PROTOCOL_VERSIONS]);
     assert.equal(w.gate.era, undefined, 'a probe does not pin');
     w.write(LEGACY_INITIALIZE);
-    assert.deepEqual(await w.answer(0), { jsonrpc: '2.0', id: 0, result: INITIALIZE_RESULT });
+    // At the version the client asked for (the chain serves it).
+    assert.deepEqual(await w.answer(0), { jsonrpc: '2.0', id: 0, result: { ...INITIALIZE_RESULT, protocolVersion: LEGACY_INITIALIZE.params.protocolVersion } });
     assert.equal(w.gate.era, 'legacy');
     assert.equal(w.up.items.filter((m) => m.method === 'initialize').length, 1, 'the session is not initialized twice');
     w.write({ jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 1, method: 'tools/list' });

@@ -3,6 +3,7 @@ import { McpError } from '../errors/mcp-error.js';
 import type { Logger } from '../log/logger.js';
 import { errorResponse, resultResponse, type JsonRpcId, type JsonRpcMessage, type JsonRpcResponse } from '../message/jsonrpc.js';
 import { classifyMessage } from '../message/parse-message.js';
+import { negotiateVersion } from '../protocol/versions.js';
 import { claimsModernEra, MODERN_PROTOCOL_VERSIONS, readModernEnvelope } from '../protocol/modern-envelope.js';
 import type { ModernBridge } from '../session/modern-bridge.js';
 import type { Transport } from '../transport/transport.js';
@@ -127,7 +128,7 @@ export class StdioEraGate implements Transport {
     }
     const { id, method, params } = classified.message;
     if (this.#era === 'probing' && method === 'initialize' && !claimsModernEra(params)) {
-      this.#fallBack(id);
+      this.#fallBack(id, params?.protocolVersion);
       return;
     }
     let envelope;
@@ -164,14 +165,16 @@ export class StdioEraGate implements Transport {
    * `initialize` after a discover probe: the client chose the session era after all. The probe's
    * handshake is the session's; its result answers the client's `initialize`.
    */
-  #fallBack(id: JsonRpcId): void {
+  #fallBack(id: JsonRpcId, requested: unknown): void {
     const result = this.#bridge?.initializeResult;
     if (result === undefined) {
       this.#write(errorResponse(id, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: initialize came while the discover probe was still being answered; try again' }));
       return;
     }
     this.#pinLegacy();
-    this.#write(resultResponse(id, result));
+    // The client's version when the chain serves it (the session's upstream speaks the newest).
+    const version = typeof requested === 'string' ? negotiateVersion(requested) : result.protocolVersion;
+    this.#write(resultResponse(id, { ...result, protocolVersion: version }));
   }
 
   #write(message: JsonRpcResponse | JsonRpcMessage): void {

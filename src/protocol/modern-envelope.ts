@@ -14,6 +14,20 @@ export const MODERN_META = {
   logLevel: 'io.modelcontextprotocol/logLevel',
 } as const;
 
+/**
+ * The `_meta` key under which the chain carries an input request's key (of `inputRequests`) on
+ * the server→client request it becomes, so that a bridge back to a 2026-07-28 client keeps the
+ * server's own key. Not part of the spec; removed before a modern client sees the request.
+ */
+export const INPUT_KEY_META = 'dev.mcp-chain/inputKey';
+
+/**
+ * The `_meta` key of the `initialize` a bridge makes for a 2026-07-28 client, naming the client's
+ * era (`'2026-07-28'`), so that an upstream connection can choose to speak that era to its server.
+ * Not part of the spec; removed before the server sees the request.
+ */
+export const CLIENT_ERA_META = 'dev.mcp-chain/clientEra';
+
 /** What a request of the stateless era says about its client, every time. */
 export interface ModernEnvelope {
   readonly protocolVersion: string;

@@ -62,3 +62,25 @@ export function decodeHeaderValue(value: string): string | undefined {
 function mismatch(header: string, value: string | undefined, body: string, message: string): McpError {
   return new McpError(ErrorCode.HeaderMismatch, `Header mismatch: ${message}`, { mismatch: { header, value: value ?? null, body } });
 }
+
+/**
+ * A value for `Mcp-Name` or `Mcp-Param-*` as a client must send it: as it is when it is plain
+ * visible ASCII without surrounding whitespace, else (non-ASCII, control characters, surrounding
+ * whitespace, or a value that looks like the sentinel itself) `=?base64?<Base64 of UTF-8>?=`.
+ */
+export function encodeHeaderValue(value: string): string {
+  const plain = /^[\x20-\x7e]*$/.test(value) && value.trim() === value && !(value.startsWith('=?base64?') && value.endsWith('?='));
+  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}
+
+/**
+ * The headers a 2026-07-28 POST of `method` carries, from its body: `MCP-Protocol-Version`,
+ * `Mcp-Method`, and `Mcp-Name` for `tools/call`, `prompts/get` and `resources/read`.
+ */
+export function modernRequestHeaders(method: string, params: JsonObject | undefined, protocolVersion: string): Record<string, string> {
+  const headers: Record<string, string> = { 'mcp-protocol-version': protocolVersion, 'mcp-method': method };
+  const field = NAMED[method];
+  const target = field === undefined ? undefined : params?.[field];
+  if (typeof target === 'string') headers['mcp-name'] = encodeHeaderValue(target);
+  return headers;
+}

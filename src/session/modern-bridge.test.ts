@@ -7,7 +7,7 @@ import { afterEach, describe, test } from 'node:test';
 import { ErrorCode } from '../errors/error-code.js';
 import { silentLogger } from '../log/stderr-logger.js';
 import type { JsonObject, JsonRpcId, JsonRpcNotification, JsonRpcResponse } from '../message/jsonrpc.js';
-import { MODERN_META, MODERN_PROTOCOL_VERSIONS, readModernEnvelope } from '../protocol/modern-envelope.js';
+import { CLIENT_ERA_META, MODERN_META, MODERN_PROTOCOL_VERSIONS, readModernEnvelope } from '../protocol/modern-envelope.js';
 import { SERVER_INFO_META } from '../protocol/modern-results.js';
 import { RequestStateCodec } from '../protocol/request-state.js';
 import { LATEST_PROTOCOL_VERSION } from '../spec/versions.js';
@@ -279,7 +279,8 @@ describe('ModernBridge: the handshake it makes for the client', () => {
     const capabilities = { sampling: {}, roots: { listChanged: true } };
     const sent = r.send(1, 'tools/list', { _meta: meta(capabilities) });
     const initialize = await r.handshake();
-    assert.deepEqual(initialize.params, { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities, clientInfo: CLIENT_INFO });
+    // The note of the client's era is for the upstream connection (which removes it), not for the server.
+    assert.deepEqual(initialize.params, { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities, clientInfo: CLIENT_INFO, _meta: { [CLIENT_ERA_META]: '2026-07-28' } });
     const list = await r.session.request('tools/list');
     r.answer(list, { tools: [] });
     assert.equal(resultOf(await sent.answered()).resultType, 'complete');

@@ -14,7 +14,7 @@ import {
   type JsonRpcResponse,
 } from '../message/jsonrpc.js';
 import { isJsonObject } from '../message/parse-message.js';
-import { MODERN_META, MODERN_PROTOCOL_VERSIONS, type ModernEnvelope } from '../protocol/modern-envelope.js';
+import { CLIENT_ERA_META, INPUT_KEY_META, MODERN_META, MODERN_PROTOCOL_VERSIONS, type ModernEnvelope } from '../protocol/modern-envelope.js';
 import { discoverResultFrom, toModernError, toModernResult, type CacheHints } from '../protocol/modern-results.js';
 import { requestDigest, type RequestStateCodec } from '../protocol/request-state.js';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../spec/versions.js';
@@ -108,6 +108,11 @@ interface Call {
   flushing: boolean;
   /** The retry's deadline while the call waits for it. */
   timer: NodeJS.Timeout | undefined;
+  /**
+   * The progress token of the request the call answers now: the upstream keeps the first
+   * request's, and the client only knows the current one's (undefined: it wants no progress).
+   */
+  progressToken: unknown;
 }
 
 /** An open `subscriptions/listen`. */
@@ -283,6 +288,8 @@ export class ModernBridge implements Transport {
         protocolVersion: LATEST_PROTOCOL_VERSION,
         capabilities: envelope.clientCapabilities,
         clientInfo: envelope.clientInfo ?? { name: 'mcp-chain', version: '0' },
+        // Tells the upstream connection that the client speaks the stateless era (see CLIENT_ERA_META).
+        _meta: { [CLIENT_ERA_META]: envelope.protocolVersion },
       });
       this.#initializeResult = result;
       this.#toSession({ jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -337,6 +344,7 @@ export class ModernBridge implements Transport {
       held: undefined,
       flushing: false,
       timer: undefined,
+      progressToken: progressTokenOf(message.params),
     };
     this.#calls.set(internal, call);
     this.#toSession({ jsonrpc: '2.0', id: internal, method: message.method, ...withParams(sessionParams(message.params)) });
@@ -357,6 +365,7 @@ export class ModernBridge implements Transport {
     call.clientId = message.id;
     call.reply = reply;
     call.envelope = envelope;
+    call.progressToken = progressTokenOf(params);
     const responses = isJsonObject(params.inputResponses) ? params.inputResponses : {};
     for (const [key, asked] of [...call.asked]) {
       const answer = responses[key];
@@ -408,8 +417,12 @@ export class ModernBridge implements Transport {
     else reply.answer(errorResponse(call.clientId, toModernError(response.error, call.params)));
   }
 
-  /** Forgets a call (answered, cancelled, or abandoned). */
-  #drop(call: Call): void {
+  /** Forgets a call (answered, cancelled, or abandoned): what its server still asks is refused. */
+  #drop(call: Call, why = 'the call it belongs to has ended'): void {
+    for (const asked of call.asked.values()) {
+      this.#toSession(errorResponse(asked.serverId, { code: ErrorCode.RequestTimeout, message: `The client was not asked: ${why}` }));
+    }
+    call.asked.clear();
     this.#unpark(call);
     this.#calls.delete(call.internal);
     call.reply = undefined;
@@ -427,10 +440,10 @@ export class ModernBridge implements Transport {
     if (!declares(call.envelope.clientCapabilities, capability, message.params)) {
       return refuse(`The client did not declare the ${capability} capability${message.params?.mode === 'url' ? ' for URL mode' : ''} on this request`);
     }
-    call.asked.set(`${message.method.split('/')[0] ?? 'input'}-${String(message.id)}`, {
-      serverId: message.id,
-      request: message.params === undefined ? { method: message.method } : { method: message.method, params: message.params },
-    });
+    // A request that came from a 2026-07-28 server's input_required keeps that server's key.
+    const { key: hinted, params } = withoutInputKey(message.params);
+    const key = hinted !== undefined && !call.asked.has(hinted) ? hinted : `${message.method.split('/')[0] ?? 'input'}-${String(message.id)}`;
+    call.asked.set(key, { serverId: message.id, request: params === undefined ? { method: message.method } : { method: message.method, params } });
     if (call.reply !== undefined && !call.flushing) {
       // Asks that come in the same turn (a server that asks for two things at once) go out together.
       call.flushing = true;
@@ -491,12 +504,8 @@ export class ModernBridge implements Transport {
   /** A call whose client never came back: its server requests are refused, the call is cancelled upstream. */
   #abandon(call: Call, why: string): void {
     this.#options.log.info('abandoned a call waiting for its client\'s input', { method: call.method, why });
-    for (const asked of call.asked.values()) {
-      this.#toSession(errorResponse(asked.serverId, { code: ErrorCode.RequestTimeout, message: `The client never answered: ${why}` }));
-    }
-    call.asked.clear();
     const held = call.held;
-    this.#drop(call);
+    this.#drop(call, `the client never answered: ${why}`);
     if (held === undefined) this.#toSession({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: call.internal, reason: why } });
   }
 
@@ -514,7 +523,10 @@ export class ModernBridge implements Transport {
         return;
       }
       case 'notifications/progress':
-        call?.reply?.push(message);
+        // Under the token of the request the call answers now, if it asked for progress.
+        if (call?.reply !== undefined && call.progressToken !== undefined) {
+          call.reply.push({ ...message, params: { ...message.params, progressToken: call.progressToken } });
+        }
         return;
       case 'notifications/message':
         // Log messages go only to a request that asked for them, at its level or above.
@@ -624,6 +636,20 @@ function sessionParams(params: JsonObject | undefined): JsonObject | undefined {
     ...kept
   } = meta;
   return Object.keys(kept).length === 0 ? rest : { ...rest, _meta: kept };
+}
+
+/** The params of a server request without the chain's input key (see INPUT_KEY_META), and that key. */
+function withoutInputKey(params: JsonObject | undefined): { key: string | undefined; params: JsonObject | undefined } {
+  const meta = params?._meta;
+  if (params === undefined || !isJsonObject(meta) || !(INPUT_KEY_META in meta)) return { key: undefined, params };
+  const { [INPUT_KEY_META]: key, ...kept } = meta;
+  const { _meta: _old, ...rest } = params;
+  return { key: typeof key === 'string' ? key : undefined, params: Object.keys(kept).length === 0 ? rest : { ...rest, _meta: kept } };
+}
+
+function progressTokenOf(params: JsonObject | undefined): unknown {
+  const meta = params?._meta;
+  return isJsonObject(meta) ? meta.progressToken : undefined;
 }
 
 function withParams(params: JsonObject | undefined): { params?: JsonObject } {

@@ -4,6 +4,7 @@ import { McpError } from '../errors/mcp-error.js';
 import type { Logger } from '../log/logger.js';
 import type { McpMessage, Result } from '../message/jsonrpc.js';
 import { Peer } from '../rpc/peer.js';
+import { withEras } from './era/era-connection.js';
 import { StreamTransport } from '../transport/stream-transport.js';
 import { killProcessGroup } from './kill-process-group.js';
 import { trackProcessGroup } from './live-process-groups.js';
@@ -53,13 +54,15 @@ export interface StdioOptions extends ServerCommand {
  */
 export function stdio(options: StdioOptions): Upstream {
   let prestarted = options.prestarted;
-  return {
+  const upstream: Upstream = {
     connect: (downstream, session) => {
       const adopted = prestarted;
       prestarted = undefined;
       return new StdioConnection(options, downstream, session, adopted);
     },
   };
+  // Each client in its own era, where the server speaks both (see EraProbe).
+  return withEras(upstream, { probe: 'client' });
 }
 
 interface Running {

@@ -50,10 +50,9 @@ describe('the v2 SDK client through mcp-chain', () => {
   });
 });
 
-// Until the chain serves 2026-07-28 (issue 15), a v2 client that probes with `server/discover`
-// (`versionNegotiation: { mode: 'auto' }`) must still connect through it, in the session era: the
-// probe is refused (stdio: a JSON-RPC error, on a probe process of its own; HTTP: a 4xx), and the
-// client falls back to initialize.
+// A v2 client in auto mode probes with server/discover. The chain serves 2026-07-28 on both fronts
+// (in front of a session-era server, through its bridge), so the probe succeeds and the client
+// speaks the stateless era: it does not fall back to initialize.
 describe('the v2 SDK client in auto mode (probing with server/discover) through mcp-chain', () => {
   const upstream = ['--', process.execPath, everythingEntry(), 'stdio'];
 
@@ -68,18 +67,18 @@ describe('the v2 SDK client in auto mode (probing with server/discover) through 
     }
   }
 
-  test('over stdio: falls back to initialize and works', async () => {
+  test('over stdio: the probe finds 2026-07-28, and calls work', async () => {
     const transport = new StdioClientTransport({ command: process.execPath, args: [proxyMain, '--log-level', 'warn', ...upstream], stderr: 'pipe' });
     const connected = await connectedEra(transport);
-    assert.deepEqual({ era: connected.era, version: connected.version }, { era: 'legacy', version: '2025-11-25' });
+    assert.deepEqual({ era: connected.era, version: connected.version }, { era: 'modern', version: '2026-07-28' });
     assert.ok(connected.tools > 0);
   });
 
-  test('over Streamable HTTP: falls back to initialize and works', async () => {
+  test('over Streamable HTTP: the probe finds 2026-07-28, and calls work', async () => {
     const proxy = await startHttpProxy(['--http', '127.0.0.1:0', ...upstream]);
     try {
       const connected = await connectedEra(new StreamableHTTPClientTransport(new URL(proxy.url)));
-      assert.deepEqual({ era: connected.era, version: connected.version }, { era: 'legacy', version: '2025-11-25' });
+      assert.deepEqual({ era: connected.era, version: connected.version }, { era: 'modern', version: '2026-07-28' });
       assert.ok(connected.tools > 0);
     } finally {
       await proxy.stop();

@@ -56,7 +56,15 @@ describe('http upstream: Streamable HTTP against the SDK server', () => {
     await h.close();
     await upstream.close?.();
 
-    const mine = fixture.requests.slice(first);
+    const all = fixture.requests.slice(first);
+    // The first connection asks server/discover (2026-07-28) first; a session-era server refuses it.
+    const [probe] = all;
+    assert.equal(probe?.rpc, 'server/discover');
+    assert.equal(probe.headers['mcp-protocol-version'], '2026-07-28');
+    assert.equal(probe.headers['mcp-method'], 'server/discover');
+    assert.equal(probe.headers['mcp-session-id'], undefined);
+    assert.equal(probe.headers.authorization, 'Bearer s3cret-token');
+    const mine = all.slice(1);
     const initialize = mine.find((r) => r.rpc === 'initialize');
     assert.ok(initialize);
     assert.equal(initialize.headers.accept, 'application/json, text/event-stream');
@@ -201,7 +209,7 @@ describe('http upstream: Streamable HTTP against the SDK server', () => {
     const h = await open(upstream, log);
     assert.deepEqual(texts(await h.request('tools/call', { name: 'echo', arguments: { text: 'old school' } })), ['old school']);
     const mine = fixture.requests.slice(first).map((r) => `${r.method} ${r.path}${r.rpc ? ` ${r.rpc}` : ''}`);
-    assert.deepEqual(mine.slice(0, 4), ['POST /sse initialize', 'GET /sse', 'POST /messages initialize', 'POST /messages notifications/initialized']);
+    assert.deepEqual(mine.slice(0, 5), ['POST /sse server/discover', 'POST /sse initialize', 'GET /sse', 'POST /messages initialize', 'POST /messages notifications/initialized']);
     assert.ok(log.lines.some((l) => l.message === 'the upstream speaks the legacy HTTP+SSE transport (2024-11-05)'));
     await h.close();
     await upstream.close?.();

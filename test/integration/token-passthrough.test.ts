@@ -28,6 +28,9 @@ const PROTOCOL_HEADERS = new Set([
   'last-event-id',
   'mcp-protocol-version',
   'mcp-session-id',
+  // 2026-07-28 (the server/discover probe): the method and target mirrored from the body.
+  'mcp-method',
+  'mcp-name',
   'transfer-encoding',
 ]);
 

@@ -1,3 +1,4 @@
+import { withEras } from '../era/era-connection.js';
 import type { Upstream } from '../../core/upstream.js';
 import type { HttpOptions } from './http-options.js';
 import { StreamableHttpTransport } from './streamable-http-transport.js';
@@ -12,5 +13,6 @@ import { remoteUpstream } from './remote-upstream.js';
  * chain().use(filter({ tools: { deny: ['delete_*'] } })).to(http({ url: 'https://mcp.example.com/mcp', bearer: '${API_TOKEN}' }))
  */
 export function http(options: HttpOptions): Upstream {
-  return remoteUpstream(options, (transport) => new StreamableHttpTransport({ ...transport, fallback: true }));
+  // A server that answers server/discover is spoken to in 2026-07-28 (see withEras).
+  return withEras(remoteUpstream(options, (transport) => new StreamableHttpTransport({ ...transport, fallback: true })), { probe: 'discover' });
 }

@@ -1,5 +1,7 @@
 // The POST exchange of Streamable HTTP: one message POSTed, and its 2xx answer read (JSON, an SSE
 // stream, or nothing for a notification). What a non-2xx answer means is the transport's to decide.
+import { claimsModernEra, MODERN_META } from '../../protocol/modern-envelope.js';
+import { modernRequestHeaders } from '../../protocol/modern-headers.js';
 import type { IncomingMessage } from 'node:http';
 import type { JsonRpcId, JsonRpcMessage } from '../../message/jsonrpc.js';
 import { encodeMessage } from '../../message/raw-json.js';
@@ -24,9 +26,12 @@ const ACCEPT_BOTH = 'application/json, text/event-stream';
 export async function sendPost(session: UpstreamSession, message: JsonRpcMessage, signal: AbortSignal): Promise<IncomingMessage | undefined> {
   const initialize = 'method' in message && message.method === 'initialize';
   const { client, target, status, auth } = session.options;
+  const modern = modernHeadersOf(message);
+  const base = { 'content-type': 'application/json', accept: ACCEPT_BOTH };
   const call = {
     method: 'POST',
-    headers: session.headers({ 'content-type': 'application/json', accept: ACCEPT_BOTH }, initialize),
+    // A request of the stateless era names itself in headers, and belongs to no session.
+    headers: modern === undefined ? session.headers(base, initialize) : { ...target.headers, ...base, ...modern },
     body: encodeMessage(message),
     signal,
   } as const;
@@ -80,4 +85,11 @@ export async function readPostAnswer(session: UpstreamSession, message: JsonRpcM
     drainResponse(response);
     session.inbox.fail(id, transportError(server, `answered HTTP ${response.statusCode ?? 0} with ${type === '' ? 'no content type' : type}, not JSON or an SSE stream`));
   }
+}
+
+/** The 2026-07-28 headers of a request whose `_meta` claims that era, else undefined. */
+function modernHeadersOf(message: JsonRpcMessage): Record<string, string> | undefined {
+  if (!('method' in message) || !claimsModernEra(message.params)) return undefined;
+  const version = (message.params?._meta as Record<string, unknown>)[MODERN_META.protocolVersion];
+  return typeof version === 'string' ? modernRequestHeaders(message.method, message.params, version) : undefined;
 }
