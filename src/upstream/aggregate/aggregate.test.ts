@@ -172,6 +172,26 @@ describe('aggregate: merged lists and cursors', () => {
     assert.deepEqual(names, [...Array.from({ length: 7 }, (_, i) => `a__t${i}`), ...Array.from({ length: 5 }, (_, i) => `b__u${i}`)]);
   });
 
+  test('2026-07-28 caching hints: a merged list has the smallest TTL and the most private scope of its members, on every page; none when a member gives none', async () => {
+    function hinted(prefix: string, ttlMs: number, cacheScope: string): ScriptedMember {
+      return new ScriptedMember({ tools: {} }, { 'tools/list': () => ({ tools: [tool(`${prefix}1`), tool(`${prefix}2`)], ttlMs, cacheScope }) });
+    }
+    const both = await start([{ name: 'a', upstream: hinted('t', 60_000, 'public') }, { name: 'b', upstream: hinted('u', 5_000, 'private') }], { pageSize: 3 });
+    const first = await both.h.request('tools/list');
+    assert.deepEqual([first.ttlMs, first.cacheScope], [5_000, 'private']);
+    const second = await both.h.request('tools/list', { cursor: first.nextCursor });
+    assert.deepEqual([second.ttlMs, second.cacheScope, second.tools.length], [5_000, 'private', 1], 'the same scope on every page');
+
+    const publicOnly = await start([{ name: 'a', upstream: hinted('t', 60_000, 'public') }, { name: 'b', upstream: hinted('u', 30_000, 'public') }]);
+    const shared = await publicOnly.h.request('tools/list');
+    assert.deepEqual([shared.ttlMs, shared.cacheScope], [30_000, 'public']);
+
+    const mixed = await start([{ name: 'a', upstream: hinted('t', 60_000, 'public') }, { name: 'b', upstream: echo('b') }]);
+    const page = await mixed.h.request('tools/list');
+    assert.equal(page.tools.length, 4);
+    assert.ok(!('ttlMs' in page) && !('cacheScope' in page), 'a session-era member gives no hints, so the merged list has none');
+  });
+
   test('a made-up cursor, a tampered one, and one of another list are -32602', async () => {
     const { h } = await start([{ name: 'a', upstream: many('t', 7) }, { name: 'b', upstream: many('u', 5) }], { pageSize: 5 });
     const first = await h.request('tools/list');

@@ -10,6 +10,7 @@ import { listDigest, type CursorCodec } from './cursor-codec.js';
 import type { MemberLink } from './member-link.js';
 import { NameTable, type NamingOptions } from './names.js';
 import { uriTemplateMatcher } from './uri-template.js';
+import { cacheHintsOf, mergeCacheHints, type CacheHints } from '../../protocol/modern-results.js';
 
 /** The lists an aggregate merges. */
 export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
@@ -41,6 +42,18 @@ type Item = JsonObject | RawItem;
 interface Snapshot {
   readonly items: readonly Item[];
   readonly digest: string;
+  /**
+   * The caching hints of the merged list (2026-07-28): the smallest TTL and the most private scope
+   * of the members', on every page; none when a member gave none (a session-era server), as a
+   * list that is partly without hints has none.
+   */
+  readonly hints: CacheHints | undefined;
+}
+
+/** One member's whole list, and its hints when every page had them. */
+interface MemberList {
+  readonly items: Item[];
+  readonly hints: CacheHints | undefined;
 }
 
 interface Template {
@@ -148,7 +161,7 @@ export class Catalog {
     const owners = kind === 'resources' ? this.#keptOwners() : undefined;
     const templates: Template[] = [];
     links.forEach((link, i) => {
-      for (const item of lists[i] ?? []) {
+      for (const item of lists[i]?.items ?? []) {
         const merged = this.#merge(kind, link, item, owners, templates);
         if (merged !== undefined) items.push(merged);
       }
@@ -157,7 +170,7 @@ export class Catalog {
     if (kind === 'resourceTemplates') this.#templates = templates;
     // Only pages need the digest (it goes into their cursors), and only pages need the items kept.
     const paged = this.#options.pageSize !== undefined;
-    const snapshot: Snapshot = { items, digest: paged ? listDigest(items.map((item) => String(member(item, spec.key)))) : '' };
+    const snapshot: Snapshot = { items, digest: paged ? listDigest(items.map((item) => String(member(item, spec.key)))) : '', hints: mergedHints(lists) };
     if (this.#epochOf(kind) === epoch) {
       this.#fresh.add(kind);
       if (paged) this.#kept.set(kind, snapshot);
@@ -197,11 +210,16 @@ export class Catalog {
     const end = size === undefined ? snapshot.items.length : Math.min(snapshot.items.length, offset + size);
     const items = offset === 0 && end === snapshot.items.length ? snapshot.items : snapshot.items.slice(offset, end);
     const nextCursor = end < snapshot.items.length ? this.#options.codec.encode({ kind, digest: snapshot.digest, offset: end }) : undefined;
+    const hints = snapshot.hints;
     if (!items.some((item) => item instanceof RawItem)) {
-      return (nextCursor === undefined ? { [field]: items } : { [field]: items, nextCursor }) as Result;
+      const page: Result = nextCursor === undefined ? { [field]: items } : { [field]: items, nextCursor };
+      return hints === undefined ? page : { ...page, ttlMs: hints.ttlMs, cacheScope: hints.cacheScope };
     }
     // Items as bytes (those parsed, serialized once): the page is built as bytes, and goes out as them.
-    return objectOfTexts(nextCursor === undefined ? [[field, items]] : [[field, items], ['nextCursor', JSON.stringify(nextCursor)]]);
+    const members: [string, string | readonly Item[]][] = [[field, items]];
+    if (nextCursor !== undefined) members.push(['nextCursor', JSON.stringify(nextCursor)]);
+    if (hints !== undefined) members.push(['ttlMs', String(hints.ttlMs)], ['cacheScope', JSON.stringify(hints.cacheScope)]);
+    return objectOfTexts(members);
   }
 
   /** One member's item as the merged list shows it; undefined when it is hidden. */
@@ -243,7 +261,7 @@ export class Catalog {
   }
 
   /** Every page of one member's list, within the list deadline; undefined (and a warning) when it fails. */
-  async #readAll(link: MemberLink, spec: KindSpec): Promise<Item[] | undefined> {
+  async #readAll(link: MemberLink, spec: KindSpec): Promise<MemberList | undefined> {
     const cancel = new CancelScope();
     const timeoutMs = this.#options.listTimeoutMs;
     const timer = setTimeout(() => cancel.abort(new McpError(ErrorCode.RequestTimeout, `did not list ${spec.field} within ${timeoutMs} ms`)), timeoutMs);
@@ -251,11 +269,16 @@ export class Catalog {
     aborted.catch(noop);
     try {
       const items: Item[] = [];
+      const pageHints: CacheHints[] = [];
+      let hinted = true;
       const seen = new Set<string>();
       let cursor: string | undefined;
       for (let page = 0; page < MAX_PAGES; page++) {
         const message = { method: spec.method, params: cursor === undefined ? {} : { cursor } };
         const result = await Promise.race([link.connection.request(message, requestScope(cancel, undefined)), aborted]);
+        const hints = cacheHintsOf(result);
+        if (hints === undefined) hinted = false;
+        else pageHints.push(hints);
         const raw = rawItemsOf(result, spec.field);
         if (raw !== undefined) {
           for (const item of raw) items.push(item);
@@ -269,7 +292,7 @@ export class Catalog {
         cursor = next;
       }
       this.#warned.delete(`slow:${link.name}:${spec.field}`);
-      return items;
+      return { items, hints: hinted ? mergeCacheHints(pageHints, PRIVATE_NOW) : undefined };
     } catch (error) {
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) link.suspect();
       if (!(error instanceof McpError && error.code === ErrorCode.MethodNotFound)) {
@@ -289,6 +312,16 @@ export class Catalog {
     this.#warned.add(key);
     this.#options.log.warn(message);
   }
+}
+
+/** Hints that allow no caching: what a list without any amounts to. */
+const PRIVATE_NOW: CacheHints = { ttlMs: 0, cacheScope: 'private' };
+
+/** The hints of a merged list: each member's merged, when every member that answered had some. */
+function mergedHints(lists: readonly (MemberList | undefined)[]): CacheHints | undefined {
+  const answered = lists.filter((list): list is MemberList => list !== undefined);
+  if (answered.length === 0 || answered.some((list) => list.hints === undefined)) return undefined;
+  return mergeCacheHints(answered.map((list) => list.hints as CacheHints), PRIVATE_NOW);
 }
 
 /** A member of an item, parsed or raw. */
