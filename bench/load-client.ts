@@ -47,6 +47,11 @@ export interface TargetSpec {
   tools?: number;
   /** Put before the upstream's tool names in calls through this target (`a__` behind an aggregate's member `a`). */
   toolPrefix?: string;
+  /**
+   * `'modern'`: the client speaks 2026-07-28 (stdio only): every request carries the `_meta`
+   * envelope, and `initialize` is `server/discover`. Default: the session era.
+   */
+  era?: 'modern';
 }
 
 /** Placeholder for a free port in the arguments of an `http` target with `url: 'port'`. */
@@ -65,8 +70,10 @@ export interface RpcClient {
 /** Starts a target; the client is connected but not yet initialized. */
 export function connect(spec: TargetSpec, options: { requestTimeoutMs?: number } = {}): RpcClient {
   switch (spec.transport) {
-    case 'stdio':
-      return new StdioClient(spec, options.requestTimeoutMs ?? 30_000);
+    case 'stdio': {
+      const client = new StdioClient(spec, options.requestTimeoutMs ?? 30_000);
+      return spec.era === 'modern' ? modernClient(client) : client;
+    }
     case 'http':
       return new HttpClient(spec, options.requestTimeoutMs ?? 30_000);
   }
@@ -670,6 +677,29 @@ function within(promise: Promise<void>, ms: number): Promise<boolean> {
       resolve(true);
     });
   });
+}
+
+/** What a 2026-07-28 client sends with every request. */
+const MODERN_ENVELOPE: JsonObject = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'mcp-chain-bench', version: '1.0.0' },
+};
+
+/** A client of the stateless era over `client`: the envelope on every request, discover for initialize. */
+function modernClient(client: RpcClient): RpcClient {
+  return {
+    pid: client.pid,
+    request: (method, params = {}) => {
+      const meta = isObject(params._meta) ? params._meta : {};
+      const enveloped = { ...params, _meta: { ...meta, ...MODERN_ENVELOPE } };
+      return client.request(method === 'initialize' ? 'server/discover' : method, method === 'initialize' ? { _meta: MODERN_ENVELOPE } : enveloped);
+    },
+    notify: (method, params) => {
+      if (method !== 'notifications/initialized') client.notify(method, params);
+    },
+    close: () => client.close(),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

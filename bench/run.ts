@@ -114,6 +114,9 @@ function ownTargets(logFile: string): TargetSpec[] {
     { id: 'pipe', label: 'byte pipe (ref.)', proxy: true, transport: 'stdio', command: node, args: [bytePipe, '--', node, upstream], env },
     { id: 'bare', label: 'bare pass-through (ref.)', proxy: true, transport: 'stdio', command: node, args: [passthrough, '--', node, upstream], env },
     { id: 'mw-0', label: 'mcp-chain, 0 mw', proxy: true, transport: 'stdio', command: node, args: [cli, ...proxied], env },
+    // Issue 15: a 2026-07-28 client through the same chain, in front of the same session-era
+    // upstream: every request goes through the era bridge (envelope, handshake, resultType).
+    { id: 'modern', label: 'mcp-chain, 0 mw, 2026-07-28 client', proxy: true, transport: 'stdio', command: node, args: [cli, ...proxied], env, era: 'modern' },
     // The gateway (issue 10): three copies of the upstream behind one aggregate, beside the chain
     // in front of one, so that what a call through the aggregate costs compares in the same rounds;
     // and one copy behind an aggregate, a process that loads the same code (a chain file, the

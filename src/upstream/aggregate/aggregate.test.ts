@@ -179,6 +179,7 @@ describe('aggregate: merged lists and cursors', () => {
     const both = await start([{ name: 'a', upstream: hinted('t', 60_000, 'public') }, { name: 'b', upstream: hinted('u', 5_000, 'private') }], { pageSize: 3 });
     const first = await both.h.request('tools/list');
     assert.deepEqual([first.ttlMs, first.cacheScope], [5_000, 'private']);
+    assert.ok(first.nextCursor !== undefined);
     const second = await both.h.request('tools/list', { cursor: first.nextCursor });
     assert.deepEqual([second.ttlMs, second.cacheScope, second.tools.length], [5_000, 'private', 1], 'the same scope on every page');
 
