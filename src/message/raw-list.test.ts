@@ -4,7 +4,7 @@ import type { JsonObject } from './jsonrpc.js';
 import { lazyMessage } from './lazy-message.js';
 import { encodeMessage, serializeMessage } from './raw-json.js';
 import type { RawItem} from './raw-list.js';
-import { objectOfTexts, rawItemsOf } from './raw-list.js';
+import { objectOfTexts, rawItemsOf, withMembers } from './raw-list.js';
 
 /** A tools/list result as a server writes it, read lazily as the stdio transport reads it. */
 function readResult(text: string): JsonObject {
@@ -134,5 +134,32 @@ describe('a page built from raw items is itself read as raw items', () => {
     assert.equal(rawItemsOf(objectOfTexts([['tools', [...items, { name: 'parsed' }]]]), 'tools'), undefined);
     assert.equal(rawItemsOf(objectOfTexts([['tools', items.map((item) => item.with('name', 'x').with('title', 't'))]]), 'tools'), undefined);
     assert.deepEqual(objectOfTexts([['tools', items.map((item) => item.with('name', 'x').with('title', 't'))]]), { tools: [{ name: 'x', title: 't' }] });
+  });
+});
+
+describe('withMembers: members added, replaced or left out, the rest kept as bytes', () => {
+  const text = JSON.stringify({ content: [{ type: 'text', text: 'é'.repeat(3000) }], isError: false, _meta: { a: 1 } });
+
+  test('means { ...object, ...changes } (a change to undefined leaves the member out), with the keys where JSON.parse puts them', () => {
+    const changes = { resultType: 'complete', isError: true, _meta: undefined };
+    const out = withMembers(readResult(text), changes);
+    assert.ok(out !== undefined);
+    const expected: JsonObject = { ...(JSON.parse(text) as JsonObject), resultType: 'complete', isError: true };
+    delete expected._meta;
+    assert.deepEqual(out, expected);
+    assert.equal(serializeMessage({ jsonrpc: '2.0', id: 1, result: out }), JSON.stringify({ jsonrpc: '2.0', id: 1, result: expected }));
+  });
+
+  test('the result still goes out as bytes (the unchanged members are never parsed)', () => {
+    const out = withMembers(readResult(text), { resultType: 'complete' });
+    assert.ok(out !== undefined);
+    assert.equal(typeof encodeMessage({ jsonrpc: '2.0', id: 1, result: out }), 'object', 'a spliced message, not a string');
+  });
+
+  test('an object not read off the wire, or changed since, is not its bytes: undefined, the caller copies it', () => {
+    assert.equal(withMembers({ a: 1 }, { b: 2 }), undefined);
+    const changed = readResult(text);
+    changed.isError = true;
+    assert.equal(withMembers(changed, { b: 2 }), undefined);
   });
 });

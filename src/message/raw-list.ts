@@ -320,3 +320,27 @@ export function withRawItems(object: JsonObject, key: string, items: ReadonlyArr
   if (!values.has(key)) values.set(key, items);
   return objectOfTexts([...values]);
 }
+
+/**
+ * `object` (read lazily off the wire, unchanged) with `changes` made: `{ ...object, ...changes }`
+ * in meaning, a member whose change is `undefined` left out; its other members kept as their
+ * bytes (see {@link objectOfTexts}), so that a large result or request stays unparsed. Undefined
+ * when `object` is not such an object (then the caller copies it as usual).
+ */
+export function withMembers(object: JsonObject, changes: Readonly<Record<string, unknown>>): JsonObject | undefined {
+  const lazy = lazyPartsOf(object);
+  if (lazy === undefined || rawByteLengthOf(object) === undefined) return undefined;
+  const { bytes, spans, from, to } = lazy;
+  const values = new Map<string, string | Buffer>();
+  for (let m = from; m < to; m += SPAN) {
+    if (spans[m] !== 2) continue;
+    const name = keyAt(bytes, spans, m);
+    // Each key once, where JSON.parse puts it (its first place), with its last value, or its new one.
+    values.set(name, bytes.subarray(spans[m + 4] as number, spans[m + 5] as number));
+  }
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === undefined) values.delete(name);
+    else values.set(name, JSON.stringify(value));
+  }
+  return objectOfTexts([...values]);
+}

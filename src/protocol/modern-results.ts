@@ -40,6 +40,15 @@ const UNKNOWN_SERVER: JsonObject = { name: 'unknown', version: '0.0.0' };
  * ... }`: a key that was there but invalid keeps its place). Never mutates `result`.
  */
 export function toModernResult(method: string, result: JsonObject, hints: CacheHints): JsonObject {
+  const added = modernResultAdditions(method, result, hints);
+  return added === undefined ? result : { ...result, ...added };
+}
+
+/**
+ * What {@link toModernResult} adds to `result` (undefined: nothing), read without copying it: a
+ * caller that keeps a large result as its bytes adds these to the bytes.
+ */
+export function modernResultAdditions(method: string, result: JsonObject, hints: CacheHints): JsonObject | undefined {
   const added: JsonObject = {};
   let resultType = result.resultType;
   if (resultType === undefined) {
@@ -51,7 +60,7 @@ export function toModernResult(method: string, result: JsonObject, hints: CacheH
     if (!isValidTtl(ttlMs)) added.ttlMs = typeof ttlMs === 'number' && Number.isInteger(ttlMs) ? 0 : hints.ttlMs;
     if (!isCacheScope(result.cacheScope)) added.cacheScope = hints.cacheScope;
   }
-  return Object.keys(added).length === 0 ? result : { ...result, ...added };
+  return Object.keys(added).length === 0 ? undefined : added;
 }
 
 /**

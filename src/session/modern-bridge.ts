@@ -15,7 +15,8 @@ import {
 } from '../message/jsonrpc.js';
 import { isJsonObject } from '../message/parse-message.js';
 import { CLIENT_ERA_META, INPUT_KEY_META, MODERN_META, MODERN_PROTOCOL_VERSIONS, type ModernEnvelope } from '../protocol/modern-envelope.js';
-import { discoverResultFrom, toModernError, toModernResult, type CacheHints } from '../protocol/modern-results.js';
+import { discoverResultFrom, modernResultAdditions, toModernError, type CacheHints } from '../protocol/modern-results.js';
+import { withMembers } from '../message/raw-list.js';
 import { requestDigest, type RequestStateCodec } from '../protocol/request-state.js';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../spec/versions.js';
 import type { Transport } from '../transport/transport.js';
@@ -41,6 +42,12 @@ export interface ModernBridgeOptions {
   inputTimeoutMs: number;
   /** Most calls waiting for a retry at once; the oldest is abandoned when one more parks. */
   maxParked: number;
+  /**
+   * How long a server's requests during one call are gathered into one `input_required` (a server
+   * that asks for several things at once may send them in separate reads). Default 10 ms; 0: what
+   * comes in the same turn of the event loop.
+   */
+  inputGatherMs?: number;
   log: Logger;
 }
 
@@ -52,9 +59,10 @@ export const MODERN_BRIDGE_DEFAULTS = {
   /** Five minutes: an elicitation may wait for a person. */
   inputTimeoutMs: 300_000,
   maxParked: 100,
+  inputGatherMs: 10,
   /** A legacy server says nothing about caching: its lists are stale at once, and for this client only. */
   cacheHints: { ttlMs: 0, cacheScope: 'private' },
-} as const satisfies Pick<ModernBridgeOptions, 'inputTimeoutMs' | 'maxParked' | 'cacheHints'>;
+} as const satisfies Pick<ModernBridgeOptions, 'inputTimeoutMs' | 'maxParked' | 'cacheHints' | 'inputGatherMs'>;
 
 /** The methods that may answer `input_required` (2026-07-28, "Multi Round-Trip Requests"). */
 const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
@@ -413,7 +421,7 @@ export class ModernBridge implements Transport {
     const reply = call.reply;
     this.#drop(call);
     if (reply === undefined) return;
-    if ('result' in response) reply.answer(resultResponse(call.clientId, toModernResult(call.method, response.result, this.#options.cacheHints)));
+    if ('result' in response) reply.answer(resultResponse(call.clientId, modernResult(call.method, response.result, this.#options.cacheHints)));
     else reply.answer(errorResponse(call.clientId, toModernError(response.error, call.params)));
   }
 
@@ -447,24 +455,33 @@ export class ModernBridge implements Transport {
     if (call.reply !== undefined && !call.flushing) {
       // Asks that come in the same turn (a server that asks for two things at once) go out together.
       call.flushing = true;
-      setImmediate(() => {
+      const flush = (): void => {
         call.flushing = false;
         if (call.reply !== undefined && call.asked.size > 0 && this.#calls.has(call.internal)) this.#askClient(call);
-      });
+      };
+      // A server's parallel requests may come in separate reads: they are gathered for a moment.
+      const gatherMs = this.#options.inputGatherMs ?? MODERN_BRIDGE_DEFAULTS.inputGatherMs;
+      if (gatherMs > 0) setTimeout(flush, gatherMs).unref?.();
+      else setImmediate(flush);
     }
   }
 
   /**
    * The call a server request belongs to when the session does not say (a stdio upstream has no
-   * way to): the oldest call in flight that may be asked for input and declared what it needs.
-   * On stdio every call is the same client's, so a wrong guess only changes which retry carries
-   * the answer.
+   * way to): the oldest call still running that may be asked for input and declared what it
+   * needs, else the oldest such call waiting for its retry. A guess: with several calls running
+   * at once it may pick the wrong one (then that call's client answers, and the right call goes on
+   * once it has).
    */
   #likelyCall(capability: string, params: JsonObject | undefined): Call | undefined {
+    let parked: Call | undefined;
     for (const call of this.#calls.values()) {
-      if (MRTR_METHODS.has(call.method) && declares(call.envelope.clientCapabilities, capability, params)) return call;
+      if (!MRTR_METHODS.has(call.method) || !declares(call.envelope.clientCapabilities, capability, params)) continue;
+      // A call waiting for its client's retry has asked already: one still running is more likely.
+      if (call.reply !== undefined) return call;
+      parked ??= call;
     }
-    return undefined;
+    return parked;
   }
 
   /** Answers the call's current request with `input_required`, and parks the call until the retry. */
@@ -623,19 +640,34 @@ function listenEnded(id: JsonRpcId): JsonRpcResponse {
   return resultResponse(id, { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: id } });
 }
 
+/** A result as a 2026-07-28 client expects it (see `modernResultAdditions`); a large one stays its bytes. */
+function modernResult(method: string, result: JsonObject, hints: CacheHints): JsonObject {
+  const added = modernResultAdditions(method, result, hints);
+  if (added === undefined) return result;
+  return withMembers(result, added) ?? { ...result, ...added };
+}
+
 /** A request's params as the session era has them: without the envelope, `inputResponses` or `requestState`. */
 function sessionParams(params: JsonObject | undefined): JsonObject | undefined {
   if (params === undefined) return undefined;
-  const { _meta: meta, inputResponses: _responses, requestState: _state, ...rest } = params;
-  if (!isJsonObject(meta)) return rest;
-  const {
-    [MODERN_META.protocolVersion]: _version,
-    [MODERN_META.clientCapabilities]: _capabilities,
-    [MODERN_META.clientInfo]: _info,
-    [MODERN_META.logLevel]: _level,
-    ...kept
-  } = meta;
-  return Object.keys(kept).length === 0 ? rest : { ...rest, _meta: kept };
+  const meta = params._meta;
+  let kept: JsonObject | undefined;
+  if (isJsonObject(meta)) {
+    const {
+      [MODERN_META.protocolVersion]: _version,
+      [MODERN_META.clientCapabilities]: _capabilities,
+      [MODERN_META.clientInfo]: _info,
+      [MODERN_META.logLevel]: _level,
+      ...rest
+    } = meta;
+    kept = rest;
+  }
+  const changes = { _meta: kept !== undefined && Object.keys(kept).length > 0 ? kept : undefined, inputResponses: undefined, requestState: undefined };
+  // A large request (its arguments) stays its bytes.
+  const lazy = withMembers(params, changes);
+  if (lazy !== undefined) return lazy;
+  const { _meta: _old, inputResponses: _responses, requestState: _state, ...rest } = params;
+  return changes._meta === undefined ? rest : { ...rest, _meta: changes._meta };
 }
 
 /** The params of a server request without the chain's input key (see INPUT_KEY_META), and that key. */
