@@ -11,6 +11,8 @@ import type { Connection } from '../helpers/targets.js';
 
 const T = { timeout: 30_000 };
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+// The 2025-11-25 scenarios' tools, and (session-era implementations of) the 2026-07-28 ones that
+// the chain's bridge serves to a 2026-07-28 client.
 const TOOL_NAMES = [
   'json_schema_2020_12_tool',
   'test_audio_content',
@@ -19,13 +21,27 @@ const TOOL_NAMES = [
   'test_elicitation_sep1330_enums',
   'test_embedded_resource',
   'test_error_handling',
+  'test_header_param',
   'test_image_content',
+  'test_input_required_result_capabilities',
+  'test_input_required_result_elicitation',
+  'test_input_required_result_list_roots',
+  'test_input_required_result_multi_round',
+  'test_input_required_result_multiple_inputs',
+  'test_input_required_result_request_state',
+  'test_input_required_result_sampling',
+  'test_input_required_result_tampered_state',
+  'test_logging_tool',
+  'test_missing_capability',
   'test_multiple_content_types',
   'test_reconnection',
   'test_sampling',
   'test_simple_text',
+  'test_streaming_elicitation',
   'test_tool_with_logging',
   'test_tool_with_progress',
+  'test_trigger_prompt_change',
+  'test_trigger_tool_change',
 ];
 
 
@@ -159,6 +175,7 @@ describe('conformance fixture over stdio (direct)', () => {
   it('prompts: list, simple, with arguments, embedded resource, image', T, async () => {
     const { prompts } = await conn.client.listPrompts();
     assert.deepEqual(prompts.map((p) => p.name).sort(), [
+      'test_input_required_result_prompt',
       'test_prompt_with_arguments',
       'test_prompt_with_embedded_resource',
       'test_prompt_with_image',
@@ -196,7 +213,7 @@ describe('conformance fixture over stdio (direct)', () => {
     const { resources } = await conn.client.listResources();
     assert.deepEqual(
       resources.map((r) => r.uri),
-      ['test://static-text', 'test://static-binary', 'test://watched-resource'],
+      ['test://static-text', 'test://static-binary', 'test://watched-resource', 'test://input-required-resource'],
     );
     const { resourceTemplates } = await conn.client.listResourceTemplates();
     assert.deepEqual(
