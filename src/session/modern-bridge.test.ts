@@ -791,6 +791,46 @@ describe('ModernBridge: a requestState that cannot resume a call is -32602, unde
   });
 });
 
+describe('ModernBridge: a URL elicitation required error (-32042) of the session era', () => {
+  const LOGIN = { mode: 'url', elicitationId: 'login-1', url: 'https://as.example/authorize?state=x', message: 'Log in to remote' };
+  const URL_CAPABLE: JsonObject = { elicitation: { url: {} } };
+
+  test('for a client that declared URL elicitation: an input_required with the elicitation (no id), and the retry sends the request again', async () => {
+    const r = rig();
+    const sent = r.send(1, 'tools/call', { name: 'remote_search', arguments: { q: 'x' }, _meta: meta(URL_CAPABLE) });
+    await r.handshake();
+    const first = await r.session.request('tools/call');
+    r.bridge.send({ jsonrpc: '2.0', id: first.id as JsonRpcId, error: { code: -32042, message: 'Login required', data: { elicitations: [LOGIN] } } });
+    const result = resultOf(await sent.answered());
+    assert.equal(result.resultType, 'input_required');
+    const { elicitationId: _id, ...params } = LOGIN;
+    assert.deepEqual(result.inputRequests, { 'url-login-1': { method: 'elicitation/create', params } });
+
+    const again = r.send(2, 'tools/call', {
+      name: 'remote_search',
+      arguments: { q: 'x' },
+      inputResponses: { 'url-login-1': { action: 'accept' } },
+      requestState: result.requestState,
+      _meta: meta(URL_CAPABLE),
+    });
+    const second = await r.session.request('tools/call');
+    assert.notEqual(second.id, first.id, 'a new call upstream');
+    assert.deepEqual((second.params as JsonObject).arguments, { q: 'x' });
+    assert.ok(!('inputResponses' in (second.params as JsonObject)) && !('requestState' in (second.params as JsonObject)));
+    r.answer(second, { content: [{ type: 'text', text: 'found' }] });
+    assert.deepEqual(resultOf(await again.answered()).content, [{ type: 'text', text: 'found' }]);
+  });
+
+  test('for a client without URL elicitation it stays an error, -32603 (2026-07-28 retired -32042)', async () => {
+    const r = rig();
+    const sent = r.send(1, 'tools/call', { name: 'remote_search', arguments: {}, _meta: meta({ elicitation: {} }) });
+    await r.handshake();
+    const call = await r.session.request('tools/call');
+    r.bridge.send({ jsonrpc: '2.0', id: call.id as JsonRpcId, error: { code: -32042, message: 'Login required', data: { elicitations: [LOGIN] } } });
+    assert.equal(errorOf(await sent.answered()).code, -32603);
+  });
+});
+
 describe('ModernBridge: a call the client never comes back for', () => {
   test('after inputTimeoutMs it is cancelled upstream (its internal id) and the server\'s request is answered with an error', async () => {
     const r = rig({ inputTimeoutMs: 30 });

@@ -64,6 +64,9 @@ export const MODERN_BRIDGE_DEFAULTS = {
   cacheHints: { ttlMs: 0, cacheScope: 'private' },
 } as const satisfies Pick<ModernBridgeOptions, 'inputTimeoutMs' | 'maxParked' | 'cacheHints' | 'inputGatherMs'>;
 
+/** The session era's "URL elicitation required" error (2025-11-25), which 2026-07-28 retired. */
+const URL_ELICITATION_REQUIRED = -32042;
+
 /** The methods that may answer `input_required` (2026-07-28, "Multi Round-Trip Requests"). */
 const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
@@ -91,8 +94,8 @@ const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
 /** A server→client request waiting for the client's answer inside an `input_required` result. */
 interface Asked {
-  /** Its id on the session's side (the Peer's). */
-  readonly serverId: JsonRpcId;
+  /** Its id on the session's side (the Peer's); none for a URL elicitation a -32042 error asked for. */
+  readonly serverId: JsonRpcId | undefined;
   readonly request: { method: string; params?: JsonObject };
 }
 
@@ -121,6 +124,11 @@ interface Call {
    * request's, and the client only knows the current one's (undefined: it wants no progress).
    */
   progressToken: unknown;
+  /**
+   * The call ended upstream with a URL elicitation required error (-32042), made an
+   * `input_required` for the client: its retry sends the request again.
+   */
+  again: boolean;
 }
 
 /** An open `subscriptions/listen`. */
@@ -353,6 +361,7 @@ export class ModernBridge implements Transport {
       flushing: false,
       timer: undefined,
       progressToken: progressTokenOf(message.params),
+      again: false,
     };
     this.#calls.set(internal, call);
     this.#toSession({ jsonrpc: '2.0', id: internal, method: message.method, ...withParams(sessionParams(message.params)) });
@@ -380,7 +389,13 @@ export class ModernBridge implements Transport {
       // A missing (or malformed) answer is asked again, not refused.
       if (!isJsonObject(answer)) continue;
       call.asked.delete(key);
-      this.#toSession({ jsonrpc: '2.0', id: asked.serverId, result: answer });
+      if (asked.serverId !== undefined) this.#toSession({ jsonrpc: '2.0', id: asked.serverId, result: answer });
+    }
+    if (call.again && call.asked.size === 0) {
+      // The URL elicitations are done (or declined): the request goes again, as a new call.
+      this.#calls.delete(call.internal);
+      this.#forward(message, envelope, reply);
+      return;
     }
     if (call.held !== undefined) this.#finish(call, call.held);
     else if (call.asked.size > 0) this.#askClient(call);
@@ -419,15 +434,38 @@ export class ModernBridge implements Transport {
   /** The call's answer goes to the client, as a 2026-07-28 result or error. */
   #finish(call: Call, response: JsonRpcResponse): void {
     const reply = call.reply;
+    if (reply !== undefined && 'error' in response && this.#urlElicitation(call, response.error)) return;
     this.#drop(call);
     if (reply === undefined) return;
     if ('result' in response) reply.answer(resultResponse(call.clientId, modernResult(call.method, response.result, this.#options.cacheHints)));
     else reply.answer(errorResponse(call.clientId, toModernError(response.error, call.params)));
   }
 
+  /**
+   * A call that ended with a URL elicitation required error (-32042, a server or the chain's own
+   * login to a remote server), for a client that declared URL elicitation on this request: its
+   * elicitations become an `input_required` (2026-07-28 has no -32042), and the retry sends the
+   * request again. False when it is not such an error.
+   */
+  #urlElicitation(call: Call, error: { code: number; data?: unknown }): boolean {
+    if (error.code !== URL_ELICITATION_REQUIRED || !MRTR_METHODS.has(call.method)) return false;
+    const elicitations = isJsonObject(error.data) && Array.isArray(error.data.elicitations) ? error.data.elicitations : [];
+    const asked = elicitations.filter(isJsonObject).filter((e) => typeof e.url === 'string');
+    if (asked.length === 0 || !declares(call.envelope.clientCapabilities, 'elicitation', { mode: 'url' })) return false;
+    asked.forEach((elicitation, index) => {
+      const { elicitationId, ...params } = elicitation;
+      const key = `url-${typeof elicitationId === 'string' ? elicitationId : String(index)}`;
+      call.asked.set(key, { serverId: undefined, request: { method: 'elicitation/create', params: { ...params, mode: 'url' } } });
+    });
+    call.again = true;
+    this.#askClient(call);
+    return true;
+  }
+
   /** Forgets a call (answered, cancelled, or abandoned): what its server still asks is refused. */
   #drop(call: Call, why = 'the call it belongs to has ended'): void {
     for (const asked of call.asked.values()) {
+      if (asked.serverId === undefined) continue;
       this.#toSession(errorResponse(asked.serverId, { code: ErrorCode.RequestTimeout, message: `The client was not asked: ${why}` }));
     }
     call.asked.clear();
@@ -523,7 +561,7 @@ export class ModernBridge implements Transport {
     this.#options.log.info('abandoned a call waiting for its client\'s input', { method: call.method, why });
     const held = call.held;
     this.#drop(call, `the client never answered: ${why}`);
-    if (held === undefined) this.#toSession({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: call.internal, reason: why } });
+    if (held === undefined && !call.again) this.#toSession({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: call.internal, reason: why } });
   }
 
   // --- notifications ---
