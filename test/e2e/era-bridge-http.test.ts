@@ -106,8 +106,11 @@ describe('a 2026-07-28 client (v2 SDK, pinned) on Streamable HTTP through mcp-ch
   });
 
   after(async () => {
-    await client?.close();
-    await proxy?.stop();
+    try {
+      await client?.close();
+    } finally {
+      await proxy?.stop();
+    }
   });
 
   test('connects in the stateless era, and sees the server behind the chain in server/discover', () => {
@@ -204,8 +207,11 @@ describe('a 2026-07-28 client (v2 SDK, pinned) on Streamable HTTP through mcp-ch
   });
 
   after(async () => {
-    await client?.close();
-    await proxy?.stop();
+    try {
+      await client?.close();
+    } finally {
+      await proxy?.stop();
+    }
   });
 
   test('an elicitation in two rounds, inside one call', async () => {

@@ -243,8 +243,11 @@ describe('mcp-chain serve: two 2026-07-28-only members (one on stdio, one on HTT
   });
 
   after(async () => {
-    await member?.stop();
-    ws?.remove();
+    try {
+      await member?.stop();
+    } finally {
+      ws?.remove();
+    }
   });
 
   test('the merged tools/list takes the smallest ttlMs and the most private scope, for clients of both eras', async () => {

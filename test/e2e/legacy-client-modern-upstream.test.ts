@@ -293,7 +293,11 @@ function suite(kind: ClientKind, front: Side, upstream: Side): void {
     });
 
     after(async () => {
-      for (const stop of stops) await stop();
+      // Every stop runs, even when one before it fails (then the first failure is reported).
+      const outcomes = [];
+      for (const stop of stops) outcomes.push(await stop().then(() => undefined, (error: unknown) => error));
+      const failed = outcomes.find((outcome) => outcome !== undefined);
+      if (failed !== undefined) throw failed;
     });
 
     test('connects in the session era and sees the server behind the chain; the chain logs once that the upstream speaks 2026-07-28', () => {
