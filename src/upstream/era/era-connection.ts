@@ -58,6 +58,8 @@ export function withEras(upstream: Upstream, options: EraOptions): Upstream {
 const MODERN_VERSION = MODERN_PROTOCOL_VERSIONS[0] ?? '2026-07-28';
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
+/** How long a `subscriptions/listen` may take to be acknowledged before the connection goes on without it. */
+const LISTEN_ACK_MS = 5_000;
 
 /**
  * One connection of {@link withEras}. The `initialize` the chain sends decides the era (see
@@ -84,6 +86,10 @@ export class EraConnection implements UpstreamConnection {
   readonly #subscriptions = new Set<string>();
   /** The open `subscriptions/listen`, ended by its scope. */
   #listen: CancelScope | undefined;
+  /** Resolves the wait for the newest listen's acknowledgement. */
+  #pendingAck: (() => void) | undefined;
+  /** Whether the client speaks 2026-07-28 (a bridge serves it): input requests then carry their key. */
+  #modernClient = false;
 
   constructor(upstream: Upstream, downstream: Downstream, session: SessionInfo, memory: EraMemory, options: EraOptions) {
     this.#downstream = downstream;
@@ -124,7 +130,9 @@ export class EraConnection implements UpstreamConnection {
   }
 
   close(): Promise<void> {
-    this.#listen?.abort(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    const listen = this.#listen;
+    this.#listen = undefined;
+    listen?.abort(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
     return this.#inner.close();
   }
 
@@ -144,6 +152,7 @@ export class EraConnection implements UpstreamConnection {
 
   async #initialize(received: McpMessage, scope: RequestScope): Promise<Result> {
     const { message, modernClient } = withoutClientEra(received);
+    this.#modernClient = modernClient;
     const params = message.params ?? {};
     this.#client = {
       capabilities: isJsonObject(params.capabilities) ? params.capabilities : {},
@@ -191,13 +200,13 @@ export class EraConnection implements UpstreamConnection {
     }
   }
 
-  #becomeModern(discovered: JsonObject, requested: string | undefined): Result {
+  async #becomeModern(discovered: JsonObject, requested: string | undefined): Promise<Result> {
     this.#discover = discovered;
     const known = this.#memory.era === 'modern';
     this.#era = 'modern';
     this.#memory.era = 'modern';
     if (!known) this.#log.info('the upstream speaks protocol version 2026-07-28');
-    this.#openListen();
+    await this.#openListen();
     return initializeResultFrom(discovered, negotiateVersion(requested ?? ''));
   }
 
@@ -221,7 +230,8 @@ export class EraConnection implements UpstreamConnection {
         if (typeof uri !== 'string') throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${message.method} needs a uri`);
         if (message.method === 'resources/subscribe') this.#subscriptions.add(uri);
         else this.#subscriptions.delete(uri);
-        this.#openListen();
+        // Answered once the server listens: an update right after the answer is not lost.
+        await this.#openListen();
         return {};
       }
       default:
@@ -255,7 +265,10 @@ export class EraConnection implements UpstreamConnection {
     const to = scope.related ?? this.#downstream;
     const entries = Object.entries(inputRequests).filter((entry): entry is [string, JsonObject] => isJsonObject(entry[1]) && typeof entry[1].method === 'string');
     const answers = await Promise.all(
-      entries.map(([key, request]) => to.request({ method: request.method as string, params: withInputKey(sessionEraParams(request), key) }, scope)),
+      entries.map(([key, request]) => {
+        const params = sessionEraParams(request);
+        return to.request({ method: request.method as string, params: this.#modernClient ? withInputKey(params, key) : params }, scope);
+      }),
     );
     const responses: JsonObject = {};
     entries.forEach(([key], index) => (responses[key] = answers[index]));
@@ -282,8 +295,11 @@ export class EraConnection implements UpstreamConnection {
   /**
    * (Re)opens the one `subscriptions/listen` that carries what a session-era client gets unasked:
    * the `list_changed` notifications the server offers, and updates of the resources subscribed.
+   * Resolves once the server has acknowledged it (or failed it, or after {@link LISTEN_ACK_MS}); the
+   * listen it replaces stays open until then, so that nothing is missed in between (a notification
+   * may then come twice).
    */
-  #openListen(): void {
+  #openListen(): Promise<void> {
     const capabilities = isJsonObject(this.#discover?.capabilities) ? this.#discover.capabilities : {};
     const notifications: JsonObject = {};
     for (const [capability, flag] of [['tools', 'toolsListChanged'], ['prompts', 'promptsListChanged'], ['resources', 'resourcesListChanged']] as const) {
@@ -291,26 +307,48 @@ export class EraConnection implements UpstreamConnection {
       if (isJsonObject(offered) && offered.listChanged === true) notifications[flag] = true;
     }
     if (this.#subscriptions.size > 0) notifications.resourceSubscriptions = [...this.#subscriptions];
-    this.#listen?.abort(new McpError(ErrorCode.ConnectionClosed, 'The subscriptions changed'));
-    this.#listen = undefined;
-    if (Object.keys(notifications).length === 0) return;
+    const previous = this.#listen;
+    const replaced = (): void => previous?.abort(new McpError(ErrorCode.ConnectionClosed, 'The subscriptions changed'));
+    if (Object.keys(notifications).length === 0) {
+      this.#listen = undefined;
+      replaced();
+      return Promise.resolve();
+    }
     const cancel = new CancelScope();
     this.#listen = cancel;
+    let acknowledged!: () => void;
+    const ack = new Promise<void>((resolve) => (acknowledged = resolve));
+    // On stdio the acknowledgement comes as a notification of the connection (see #notifyClient).
+    this.#pendingAck = acknowledged;
     const related: Downstream = {
       request: (message) => Promise.reject(new McpError(ErrorCode.MethodNotFound, `Method not found: ${message.method}`)),
       notify: (message) => this.#notifyClient(message),
     };
     this.#inner.request({ method: 'subscriptions/listen', params: { _meta: this.#envelope(), notifications } }, requestScope(cancel, related)).then(
-      () => this.#log.debug('the upstream ended the subscriptions stream'),
+      () => {
+        acknowledged();
+        this.#log.debug('the upstream ended the subscriptions stream');
+      },
       (error: unknown) => {
+        acknowledged();
         if (this.#listen === cancel) this.#log.warn('the upstream subscriptions stream failed', { error: error instanceof Error ? error.message : String(error) });
       },
     );
+    const timer = setTimeout(acknowledged, LISTEN_ACK_MS);
+    timer.unref?.();
+    return ack.then(() => {
+      clearTimeout(timer);
+      if (this.#pendingAck === acknowledged) this.#pendingAck = undefined;
+      replaced();
+    });
   }
 
   /** A notification of the stateless era, as a session-era client expects it. */
   #notifyClient(message: McpMessage): Promise<void> {
-    if (message.method === 'notifications/subscriptions/acknowledged') return Promise.resolve();
+    if (message.method === 'notifications/subscriptions/acknowledged') {
+      this.#pendingAck?.();
+      return Promise.resolve();
+    }
     const params = message.params;
     const meta = params?._meta;
     if (!isJsonObject(meta) || !(SUBSCRIPTION_ID in meta)) return this.#downstream.notify(message);
