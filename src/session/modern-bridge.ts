@@ -17,6 +17,9 @@ import { isJsonObject } from '../message/parse-message.js';
 import { CLIENT_ERA_META, INPUT_KEY_META, MODERN_META, MODERN_PROTOCOL_VERSIONS, type ModernEnvelope } from '../protocol/modern-envelope.js';
 import { discoverResultFrom, modernResultAdditions, toModernError, type CacheHints } from '../protocol/modern-results.js';
 import { withMembers } from '../message/raw-list.js';
+import { lazyPartsOf } from '../message/lazy-message.js';
+import type { ParamHeader } from '../protocol/param-headers.js';
+import { ToolHeaderMap } from '../protocol/tool-header-map.js';
 import { requestDigest, type RequestStateCodec } from '../protocol/request-state.js';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../spec/versions.js';
 import type { Transport } from '../transport/transport.js';
@@ -179,6 +182,8 @@ export class ModernBridge implements Transport {
   readonly #subscribed = new Map<string, number>();
   /** Calls waiting for a retry, oldest first. */
   readonly #parked = new Set<Call>();
+  /** The `x-mcp-header` declarations of the tools the session lists (see {@link paramHeadersFor}). */
+  readonly #toolHeaders = new ToolHeaderMap();
   #closed = false;
 
   constructor(options: ModernBridgeOptions) {
@@ -244,6 +249,33 @@ export class ModernBridge implements Transport {
       (error: unknown) => reply.answer(errorResponse(id, this.#wire(error))),
     );
     return cancel;
+  }
+
+  /**
+   * The `x-mcp-header` declarations of tool `name` as the session lists it (through the chain's
+   * middleware), for an HTTP front to check a call's `Mcp-Param-*` headers against its arguments:
+   * `[]` when it declares none (or is not listed), `undefined` when its declarations are invalid.
+   * Learnt from the client's own `tools/list`, else read once (every page) until the list changes.
+   */
+  async paramHeadersFor(name: string, envelope: ModernEnvelope): Promise<readonly ParamHeader[] | undefined> {
+    await this.#ready(envelope);
+    if (!this.#toolHeaders.complete) {
+      let cursor: string | undefined;
+      for (let page = 0; page < 100; page += 1) {
+        const result = await this.#ask('tools/list', cursor === undefined ? {} : { cursor });
+        cursor = typeof result.nextCursor === 'string' && result.nextCursor !== '' ? result.nextCursor : undefined;
+        this.#learnTools(result, cursor === undefined);
+        if (cursor === undefined) break;
+      }
+    }
+    return this.#toolHeaders.headersOf(name);
+  }
+
+  /** Notes the `x-mcp-header` declarations of a page of `tools/list` (a large page without any is not read). */
+  #learnTools(result: JsonObject, last: boolean): void {
+    const bytes = lazyPartsOf(result)?.bytes;
+    if (bytes !== undefined && !bytes.includes('x-mcp-header')) this.#toolHeaders.learnNone(last);
+    else this.#toolHeaders.learn(result, last);
   }
 
   /** Cancels what the request answered at `reply` became: its call upstream, or its listen. */
@@ -436,6 +468,11 @@ export class ModernBridge implements Transport {
     const reply = call.reply;
     if (reply !== undefined && 'error' in response && this.#urlElicitation(call, response.error)) return;
     this.#drop(call);
+    if (call.method === 'tools/list' && 'result' in response) {
+      // The whole list is known only from a one-page answer to a request without a cursor.
+      const next = response.result.nextCursor;
+      this.#learnTools(response.result, call.params?.cursor === undefined && (typeof next !== 'string' || next === ''));
+    }
     if (reply === undefined) return;
     if ('result' in response) reply.answer(resultResponse(call.clientId, modernResult(call.method, response.result, this.#options.cacheHints)));
     else reply.answer(errorResponse(call.clientId, toModernError(response.error, call.params)));
@@ -591,6 +628,7 @@ export class ModernBridge implements Transport {
         this.#toListens(message, (listen) => typeof message.params?.uri === 'string' && listen.uris.has(message.params.uri));
         return;
       default: {
+        if (message.method === 'notifications/tools/list_changed') this.#toolHeaders.forget();
         const changed = LIST_CHANGED[message.method];
         if (changed !== undefined) this.#toListens(message, (listen) => listen.flags.has(changed.flag));
         else this.#options.log.debug('a notification has no place in protocol version 2026-07-28: dropped', { method: message.method });

@@ -7,6 +7,7 @@ import type { JsonRpcRequest, JsonRpcResponse } from '../../message/jsonrpc.js';
 import { classifyMessage } from '../../message/parse-message.js';
 import { claimsModernEra, MODERN_PROTOCOL_VERSIONS, readModernEnvelope, type ModernEnvelope } from '../../protocol/modern-envelope.js';
 import { checkModernHeaders } from '../../protocol/modern-headers.js';
+import { checkParamHeaders } from '../../protocol/param-headers.js';
 import { requestDigest, type RequestStateCodec } from '../../protocol/request-state.js';
 import { ModernBridge, MODERN_BRIDGE_DEFAULTS, SERVED_PROTOCOL_VERSIONS } from '../../session/modern-bridge.js';
 import { Session, type SessionOptions } from '../../session/session.js';
@@ -94,12 +95,13 @@ export class ModernHttpEndpoint {
     this.#options = options;
   }
 
-  handle(res: ServerResponse, request: ModernRequest, identity: Identity | undefined): void {
+  async handle(req: IncomingMessage, res: ServerResponse, request: ModernRequest, identity: Identity | undefined): Promise<void> {
     const { message, envelope } = request;
     const sessions = this.#options.sessions;
     if (sessions.draining) throw sessions.shuttingDown(message.id);
     const entry = this.#entryFor(identity, envelope);
     entry.lastSeen = Date.now();
+    if (message.method === 'tools/call') await checkToolHeaders(req, message, envelope, entry.transport.bridge);
     const max = this.#options.maxInFlightPerSession;
     if (entry.transport.bridge.inFlight >= max) {
       throw new HttpError(429, `Too Many Requests: at most ${max} requests in flight per client`, {
@@ -174,6 +176,30 @@ interface BridgeHandle {
 }
 
 type PooledSession = SessionEntry<BridgeHandle>;
+
+/**
+ * The `Mcp-Param-*` headers of a `tools/call` against its arguments, by the tool's `x-mcp-header`
+ * declarations (as the chain lists the tool): 400 -32020 when one is missing, does not match, or
+ * cannot be decoded. A tool whose declarations are invalid is not checked (a client leaves it out).
+ */
+async function checkToolHeaders(req: IncomingMessage, message: JsonRpcRequest, envelope: ModernEnvelope, bridge: ModernBridge): Promise<void> {
+  const name = message.params?.name;
+  if (typeof name !== 'string') return;
+  let declared;
+  try {
+    declared = await bridge.paramHeadersFor(name, envelope);
+  } catch {
+    // The tools could not be listed: the call itself will say what is wrong.
+    return;
+  }
+  if (declared === undefined || declared.length === 0) return;
+  try {
+    checkParamHeaders(declared, req.headers, message.params?.arguments);
+  } catch (error) {
+    if (error instanceof McpError) throw refusal(error, message);
+    throw error;
+  }
+}
 
 /** 2026-07-28: a method the server does not implement is 404; a missing client capability 400. */
 function statusOfAnswer(answer: JsonRpcResponse): number {

@@ -86,7 +86,7 @@ export class StreamableHttpEndpoint {
       return;
     }
     if (modern !== undefined) {
-      this.#options.modern.handle(res, modern, identity);
+      await this.#options.modern.handle(req, res, modern, identity);
       return;
     }
     checkProtocolVersionHeader(req, loneRequestId(body));

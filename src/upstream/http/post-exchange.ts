@@ -2,6 +2,8 @@
 // stream, or nothing for a notification). What a non-2xx answer means is the transport's to decide.
 import { claimsModernEra, MODERN_META } from '../../protocol/modern-envelope.js';
 import { modernRequestHeaders } from '../../protocol/modern-headers.js';
+import { paramHeaderValues } from '../../protocol/param-headers.js';
+import type { ToolHeaderMap } from '../../protocol/tool-header-map.js';
 import type { IncomingMessage } from 'node:http';
 import type { JsonRpcId, JsonRpcMessage } from '../../message/jsonrpc.js';
 import { encodeMessage } from '../../message/raw-json.js';
@@ -23,10 +25,15 @@ const ACCEPT_BOTH = 'application/json, text/event-stream';
  * and the connection is down; or when no access token could be had: its request is answered with
  * the login URL (`SessionAuth.error`). An aborted POST fails nothing.
  */
-export async function sendPost(session: UpstreamSession, message: JsonRpcMessage, signal: AbortSignal): Promise<IncomingMessage | undefined> {
+export async function sendPost(
+  session: UpstreamSession,
+  message: JsonRpcMessage,
+  signal: AbortSignal,
+  toolHeaders?: ToolHeaderMap,
+): Promise<IncomingMessage | undefined> {
   const initialize = 'method' in message && message.method === 'initialize';
   const { client, target, status, auth } = session.options;
-  const modern = modernHeadersOf(message);
+  const modern = modernHeadersOf(message, toolHeaders);
   const base = { 'content-type': 'application/json', accept: ACCEPT_BOTH };
   const call = {
     method: 'POST',
@@ -88,8 +95,18 @@ export async function readPostAnswer(session: UpstreamSession, message: JsonRpcM
 }
 
 /** The 2026-07-28 headers of a request whose `_meta` claims that era, else undefined. */
-function modernHeadersOf(message: JsonRpcMessage): Record<string, string> | undefined {
+/**
+ * The 2026-07-28 headers of a request whose `_meta` claims that era, else undefined; for a
+ * `tools/call`, the `Mcp-Param-*` headers its tool declares (`x-mcp-header`), as far as
+ * `toolHeaders` knows the server's tools.
+ */
+function modernHeadersOf(message: JsonRpcMessage, toolHeaders: ToolHeaderMap | undefined): Record<string, string> | undefined {
   if (!('method' in message) || !claimsModernEra(message.params)) return undefined;
   const version = (message.params?._meta as Record<string, unknown>)[MODERN_META.protocolVersion];
-  return typeof version === 'string' ? modernRequestHeaders(message.method, message.params, version) : undefined;
+  if (typeof version !== 'string') return undefined;
+  const headers = modernRequestHeaders(message.method, message.params, version);
+  const name = message.params?.name;
+  if (message.method !== 'tools/call' || typeof name !== 'string' || toolHeaders === undefined) return headers;
+  const declared = toolHeaders.headersOf(name);
+  return declared === undefined || declared.length === 0 ? headers : { ...headers, ...paramHeaderValues(declared, message.params?.arguments) };
 }

@@ -2,6 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import { McpError } from '../../errors/mcp-error.js';
 import type { JsonObject, JsonRpcId, JsonRpcMessage } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
+import { lazyPartsOf } from '../../message/lazy-message.js';
+import { claimsModernEra } from '../../protocol/modern-envelope.js';
+import { ToolHeaderMap } from '../../protocol/tool-header-map.js';
 import type { Transport } from '../../transport/transport.js';
 import { drainResponse } from './drain-response.js';
 import { httpRefusal } from './http-refusal.js';
@@ -51,6 +54,13 @@ export class StreamableHttpTransport implements Transport {
   #legacy: LegacySseClientTransport | undefined;
   /** Ids of initialize requests in flight, whose answer carries the negotiated version. */
   readonly #initializing = new Set<JsonRpcId>();
+  /**
+   * The `x-mcp-header` declarations of the server's tools (2026-07-28), learnt from its
+   * `tools/list` answers: a `tools/call` mirrors the arguments they name into `Mcp-Param-*` headers.
+   */
+  readonly #toolHeaders = new ToolHeaderMap();
+  /** Ids of 2026-07-28 `tools/list` requests in flight, and whether each asked for the first page. */
+  readonly #listing = new Map<JsonRpcId, boolean>();
   /** The exchange (POST and any resumption) behind each request in flight. */
   readonly #exchanges = new Map<JsonRpcId, AbortController>();
   /** Settles when the last notification was accepted: later messages wait for it (order). */
@@ -127,7 +137,7 @@ export class StreamableHttpTransport implements Transport {
     const controller = this.#track(message, id, own);
     const sessionId = this.#session.id;
     try {
-      const response = await sendPost(this.#session, message, controller.signal);
+      const response = await sendPost(this.#session, message, controller.signal, this.#toolHeaders);
       if (response === undefined) return;
       const status = response.statusCode ?? 0;
       if (status >= 200 && status < 300) {
@@ -192,6 +202,9 @@ export class StreamableHttpTransport implements Transport {
     this.#session.open.add(controller);
     if (id !== undefined && !own) this.#exchanges.set(id, controller);
     if (id !== undefined && isInitialize(message)) this.#initializing.add(id);
+    if (id !== undefined && 'method' in message && message.method === 'tools/list' && claimsModernEra(message.params)) {
+      this.#listing.set(id, message.params?.cursor === undefined);
+    }
     return controller;
   }
 
@@ -200,6 +213,7 @@ export class StreamableHttpTransport implements Transport {
     if (id === undefined) return;
     if (this.#exchanges.get(id) === controller) this.#exchanges.delete(id);
     this.#initializing.delete(id);
+    this.#listing.delete(id);
   }
 
   /**
@@ -210,7 +224,17 @@ export class StreamableHttpTransport implements Transport {
    */
   #inspect(message: JsonObject): void {
     if (this.#legacy) return;
+    if (message.method === 'notifications/tools/list_changed') this.#toolHeaders.forget();
     const answerTo = message.id;
+    const first = (typeof answerTo === 'string' || typeof answerTo === 'number') ? this.#listing.get(answerTo) : undefined;
+    if (first !== undefined && isJsonObject(message.result)) {
+      const next = message.result.nextCursor;
+      const last = first && (typeof next !== 'string' || next === '');
+      // A large page that declares no headers is not read.
+      const bytes = lazyPartsOf(message.result)?.bytes;
+      if (bytes !== undefined && !bytes.includes('x-mcp-header')) this.#toolHeaders.learnNone(last);
+      else this.#toolHeaders.learn(message.result, last);
+    }
     if ('method' in message || (typeof answerTo !== 'string' && typeof answerTo !== 'number') || !this.#initializing.has(answerTo)) return;
     if (!isJsonObject(message.result)) return;
     const version = message.result.protocolVersion;
