@@ -344,8 +344,9 @@ async function outcomeOf(message: { method: string; params?: JsonObject }, serve
 
 /**
  * What a well-formed request must get, following the front's order of checks: Host and Origin
- * (403), CORS preflight (204), path (404), MCP-Protocol-Version (400), method (405), then per
- * method: Accept (406), Content-Type (415), body size (413) and syntax (400 -32700), session
+ * (403), CORS preflight (204), path (404), MCP-Protocol-Version of a GET or DELETE (400), method
+ * (405), then per method: Accept (406), Content-Type (415), body size (413) and syntax (400
+ * -32700), a POST's MCP-Protocol-Version (400, with its lone request's id), session
  * (400, 404), batch allowed (400 -32600), each message (400 with its code and id, or the answers).
  */
 async function expect(given: HttpInput, built: Built, server: LocalServer, full: boolean): Promise<Expected> {
@@ -354,7 +355,10 @@ async function expect(given: HttpInput, built: Built, server: LocalServer, full:
   if (given.method === 'OPTIONS' && given.origin === 'loopback') return { status: 204 };
   const path = new URL(given.path, 'http://x').pathname;
   if (path !== '/mcp') return refuse(404);
-  if (given.protocolVersion !== undefined && !isSupportedVersion(given.protocolVersion)) return refuse(400);
+  // An unsupported MCP-Protocol-Version: GET and DELETE are refused here; a POST's is checked
+  // against its body (below), so that the refusal carries the request's id.
+  const badVersion = given.protocolVersion !== undefined && !isSupportedVersion(given.protocolVersion);
+  if (badVersion && given.method !== 'POST') return refuse(400);
   const pool = given.session === 'A' || given.session === 'B' ? given.session : undefined;
   const findSession = (): Expected | undefined => {
     if (given.session === 'none') return refuse(400);
@@ -386,6 +390,10 @@ async function expect(given: HttpInput, built: Built, server: LocalServer, full:
   const batch = Array.isArray(parsed);
   const values: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
   if (values.length === 0) return refuse(400, ErrorCode.InvalidRequest);
+  if (badVersion) {
+    const lone = batch ? undefined : classifyMessage(values[0]);
+    return refuse(400, ErrorCode.ConnectionClosed, lone?.kind === 'request' ? lone.message.id : null);
+  }
   let version: string;
   if (given.session === 'none') {
     const first = classifyMessage(values[0]);

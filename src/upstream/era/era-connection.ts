@@ -162,11 +162,21 @@ export class EraConnection implements UpstreamConnection {
     const discoverFirst = this.#options.probe === 'discover' || (modernClient && this.#memory.era !== 'legacy');
     if (discoverFirst) {
       const discovered = await this.#probe(scope);
+      if (discovered === 'unauthorized') {
+        // Refused for want of a token: initialize (which logs in) goes on, and a modern server
+        // refuses it naming 2026-07-28 (see below). Nothing is learnt for the next connections.
+        return this.#initializeFirst(message, scope, requested);
+      }
       if (discovered !== undefined) return this.#becomeModern(discovered, requested);
       this.#era = 'legacy';
       this.#memory.era = 'legacy';
       return this.#inner.request(message, scope);
     }
+    return this.#initializeFirst(message, scope, requested);
+  }
+
+  /** `initialize` first; on to 2026-07-28 when the server refuses it naming that version. */
+  async #initializeFirst(message: McpMessage, scope: RequestScope, requested: string | undefined): Promise<Result> {
     try {
       const result = await this.#inner.request(message, scope);
       this.#era = 'legacy';
@@ -175,13 +185,16 @@ export class EraConnection implements UpstreamConnection {
       // A server of the stateless era only refuses initialize naming the versions it speaks.
       if (!namesModernVersion(error)) throw error;
       const discovered = await this.#probe(scope);
-      if (discovered === undefined) throw error;
+      if (discovered === undefined || discovered === 'unauthorized') throw error;
       return this.#becomeModern(discovered, requested);
     }
   }
 
-  /** The server's `server/discover` result when it speaks 2026-07-28, else undefined (any error, or no answer in time). */
-  async #probe(scope: RequestScope): Promise<JsonObject | undefined> {
+  /**
+   * The server's `server/discover` result when it speaks 2026-07-28, else undefined (any error, or
+   * no answer in time); `'unauthorized'` when it refused the probe for want of a token (HTTP 401/403).
+   */
+  async #probe(scope: RequestScope): Promise<JsonObject | 'unauthorized' | undefined> {
     const cancel = new CancelScope();
     const unlink = scope.cancel?.onAbort((reason) => cancel.abort(reason));
     const timeoutMs = this.#options.probeTimeoutMs ?? 10_000;
@@ -192,6 +205,8 @@ export class EraConnection implements UpstreamConnection {
       return Array.isArray(versions) && versions.includes(MODERN_VERSION) ? result : undefined;
     } catch (error) {
       if (scope.signal.aborted) throw error;
+      const status = error instanceof McpError && isJsonObject(error.data) ? error.data.status : undefined;
+      if (status === 401 || status === 403) return 'unauthorized';
       this.#log.debug('the upstream does not answer server/discover: it speaks the session era', { error: error instanceof Error ? error.message : String(error) });
       return undefined;
     } finally {

@@ -43,7 +43,9 @@ export async function sendPost(
     signal,
   } as const;
   try {
-    return await (auth ? auth.send(client, target.url, call) : client.send(target.url, call));
+    // A server/discover probe never starts a login: initialize, which follows a refused probe, does.
+    const probe = 'method' in message && message.method === 'server/discover';
+    return await (auth ? auth.send(client, target.url, call, !probe) : client.send(target.url, call));
   } catch (error) {
     if (signal.aborted) return undefined;
     if (error instanceof UpstreamAuthFailure) {

@@ -194,6 +194,12 @@ export class StreamableHttpTransport implements Transport {
       await this.#fallBack(message, status);
       return;
     }
+    if ((status === 401 || status === 403) && 'method' in message && message.method === 'server/discover') {
+      // Said plainly, whatever the body: a probe refused for want of a token tells nothing of the era.
+      drainResponse(response);
+      this.#session.fail(message, transportError(this.#options.target.server, `answered HTTP ${status} to server/discover`, { status }));
+      return;
+    }
     this.#session.fail(message, await httpRefusal(response, this.#options.target.server));
   }
 
