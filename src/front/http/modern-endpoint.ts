@@ -26,6 +26,8 @@ export interface ModernHttpOptions {
   /** Seals the `requestState` of `input_required` results (one key per server). */
   codec: RequestStateCodec;
   maxInFlightPerSession: number;
+  /** A front with OAuth: the step-up challenge of a call refused for want of scopes (see `StreamableHttpOptions`). */
+  scopeChallenge?: ((needed: readonly string[], held: readonly string[]) => string) | undefined;
 }
 
 /** A request of the stateless era, its envelope and headers checked. */
@@ -82,9 +84,9 @@ export function classifyModernPost(req: IncomingMessage, body: PostBody): Modern
 /**
  * The 2026-07-28 side of the Streamable HTTP endpoint: each request is answered on its own POST
  * (JSON, or SSE once something belongs to it before the answer), through a {@link ModernBridge}
- * to a session of the session era. Clients that present the same principal, capabilities and
- * client info share one such session (its upstream handshake states exactly what they can do),
- * which expires when idle like any other.
+ * to a session of the session era. Clients that present the same principal (and scopes),
+ * capabilities and client info share one such session (its upstream handshake states exactly what
+ * they can do), which expires when idle like any other.
  */
 export class ModernHttpEndpoint {
   readonly #options: ModernHttpOptions;
@@ -119,6 +121,7 @@ export class ModernHttpEndpoint {
       priming: false,
       session: { id: entry.id, store: undefined, congested: () => undefined },
       statusOf: statusOfAnswer,
+      ...this.#stepUp(identity),
     });
     exchanges.add(exchange);
     const cancel = entry.transport.bridge.request(message, envelope, {
@@ -138,12 +141,27 @@ export class ModernHttpEndpoint {
     });
   }
 
+  /** A lone -32004 of `requireScopes` goes out as 403 with a step-up challenge, as on the session-era side. */
+  #stepUp(identity: Identity | undefined): { scopeChallenge?: (needed: readonly string[]) => string | undefined } {
+    const challenge = this.#options.scopeChallenge;
+    const held = identity?.scopes;
+    if (challenge === undefined || held === undefined) return {};
+    return { scopeChallenge: (needed) => challenge(needed, held) };
+  }
+
   /** The pooled session for this principal, capabilities and client info (opened when there is none). */
   #entryFor(identity: Identity | undefined, envelope: ModernEnvelope): PooledSession {
     const principal = identity === undefined ? '' : `${identity.issuer ?? ''} ${identity.method} ${identity.id}`;
-    const key = requestDigest('pool', { principal, capabilities: envelope.clientCapabilities, clientInfo: envelope.clientInfo ?? null });
+    // The scopes too: middleware judge a call by its session's identity (requireScopes), so a token
+    // with other scopes never shares a session with this one.
+    const scopes = identity?.scopes === undefined ? null : [...identity.scopes].sort();
+    const key = requestDigest('pool', { principal, scopes, capabilities: envelope.clientCapabilities, clientInfo: envelope.clientInfo ?? null });
     const found = this.#pool.get(key);
-    if (found !== undefined && !found.session.closing) return found;
+    if (found !== undefined && !found.session.closing) {
+      // The same principal and scopes, maybe a newer token: its claims are the session's from now on.
+      if (identity !== undefined) found.session.updateIdentity(identity);
+      return found;
+    }
     const { upstream, log, codec, sessions } = this.#options;
     const entry = sessions.open((id): PooledSession => {
       const bridge = new ModernBridge({ ...MODERN_BRIDGE_DEFAULTS, codec, principal, supportedVersions: SERVED_PROTOCOL_VERSIONS, log });

@@ -125,3 +125,49 @@ describe('scope step-up on the Streamable HTTP front', () => {
     }
   });
 });
+
+describe('scope step-up for 2026-07-28 clients (each POST on its own, sessions pooled)', () => {
+  let front: HttpFront;
+
+  before(async () => {
+    front = await serveHttp(scoped().to(tools), {
+      port: 0,
+      oauth: { resource: 'http://127.0.0.1/mcp', authorizationServers: [ISSUER], verifier, requiredScopes: ['mcp'] },
+      log: silentLogger,
+    });
+  });
+
+  after(async () => {
+    await front?.close();
+  });
+
+  const modernCall = (id: number, name: string, token: string): Promise<HttpReply> =>
+    send(front.url, {
+      body: {
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: {
+          name,
+          arguments: {},
+          _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+        },
+      },
+      headers: { ...bearer(token), 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name },
+    });
+
+  test('each token\'s own scopes judge its calls: a token without the scope gets the 403 challenge, even after the same person called with a token that has it', async () => {
+    const first = await modernCall(1, 'deploy', 'tok-bob');
+    assert.equal(first.status, 403);
+    assert.match(first.headers.get('www-authenticate') ?? '', /error="insufficient_scope"/);
+    assert.equal((first.json as { id: unknown }).id, 1);
+
+    const stepped = await modernCall(2, 'deploy', 'tok-bob-deploy');
+    assert.equal(stepped.status, 200);
+    assert.equal(((stepped.json as { result: { content: Array<{ text: string }> } }).result.content[0])?.text, 'deployed');
+
+    const again = await modernCall(3, 'deploy', 'tok-bob');
+    assert.equal(again.status, 403, 'the token with fewer scopes is not served by the session of the one with more');
+    assert.equal((await modernCall(4, 'status', 'tok-bob')).status, 200);
+  });
+});

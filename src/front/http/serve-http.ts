@@ -194,6 +194,7 @@ function routesOf(upstream: Upstream, options: ServeHttpOptions, basics: Basics)
       sessions,
       codec: new RequestStateCodec({ ttlMs: MODERN_BRIDGE_DEFAULTS.inputTimeoutMs }),
       maxInFlightPerSession: options.maxInFlightPerSession ?? 100,
+      scopeChallenge: options.oauth && scopeChallenge(options.oauth),
     }),
   });
   const sse = options.sse === true ? {} : options.sse || undefined;
