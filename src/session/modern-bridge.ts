@@ -234,20 +234,21 @@ export class ModernBridge implements Transport {
       this.#retry(message, envelope, reply);
       return cancel;
     }
-    void this.#ready(envelope).then(
-      (initializeResult) => {
-        if (cancelled) return;
-        if (method === 'server/discover') {
-          reply.answer(resultResponse(id, this.#discover(initializeResult)));
-        } else if (method === 'subscriptions/listen') {
-          this.#listen(message, initializeResult, reply);
-        } else {
-          this.#setLogLevel(envelope.logLevel, initializeResult);
-          this.#forward(message, envelope, reply);
-        }
-      },
-      (error: unknown) => reply.answer(errorResponse(id, this.#wire(error))),
-    );
+    const go = (initializeResult: JsonObject): void => {
+      if (cancelled) return;
+      if (method === 'server/discover') {
+        reply.answer(resultResponse(id, this.#discover(initializeResult)));
+      } else if (method === 'subscriptions/listen') {
+        this.#listen(message, initializeResult, reply);
+      } else {
+        this.#setLogLevel(envelope.logLevel, initializeResult);
+        this.#forward(message, envelope, reply);
+      }
+    };
+    // After the handshake, a request goes on at once (the hot path: no promise per request).
+    const ready = this.#initializeResult;
+    if (ready !== undefined) go(ready);
+    else void this.#ready(envelope).then(go, (error: unknown) => reply.answer(errorResponse(id, this.#wire(error))));
     return cancel;
   }
 
