@@ -276,6 +276,25 @@ if (!url && target === 'chain' && opts.upstream === 'http') {
 function stopFixture() {
   for (const child of started) if (child.exitCode === null) child.kill('SIGTERM');
 }
+
+/**
+ * Stops what was started, the chain before the server behind it, and waits until each has exited
+ * (SIGKILL after 15 s: the chain's drain takes up to 10), so that no process outlives the run.
+ */
+async function stopAll() {
+  for (const child of [...started].reverse()) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => {
+      // Said, not failed: the run's results are in; the hang is worth a look (see docs/conformance.md).
+      log(`process ${child.pid} (${child.spawnargs.slice(1, 3).join(' ')}) did not exit within 15 s of SIGTERM: killed`);
+      child.kill('SIGKILL');
+    }, 15_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
 process.on('exit', stopFixture);
 for (const sig of ['SIGINT', 'SIGTERM']) {
   process.on(sig, () => {
@@ -317,7 +336,7 @@ if (opts.scenario?.length) {
   runs.push(await runSuite([...suiteArgs, '--suite', opts.suite]));
 }
 const suiteMs = Date.now() - tSuite;
-stopFixture();
+await stopAll();
 
 // --- results: one directory per scenario, each with checks.json ---
 const scenarios = {};
