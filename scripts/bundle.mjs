@@ -32,9 +32,9 @@ const entries = Object.entries(exports).filter(([, entry]) => typeof entry === '
 
 rmSync(out, { recursive: true, force: true });
 await build({
-  // The CLI's serving code: the one-liners (serve.js), and config files (served or validated),
+  // The serving code: serve(plan) for the one-liners (serve/serve.js), and config files (served or validated),
   // an entry of their own so that the config formats' libraries stay out of the one-liners' chunks.
-  entryPoints: [`${dist}/cli/serve.js`, `${dist}/cli/config-commands.js`, ...entries.filter((e) => BUNDLED.includes(e.name)).map((e) => e.source)],
+  entryPoints: [`${dist}/serve/serve.js`, `${dist}/cli/config-commands.js`, ...entries.filter((e) => BUNDLED.includes(e.name)).map((e) => e.source)],
   outdir: out,
   outbase: dist,
   bundle: true,
@@ -71,7 +71,7 @@ for (const { name, source, bundle } of entries.filter((e) => !BUNDLED.includes(e
 // The command itself (package.json `bin`): main.js and the light modules it loads before the
 // server starts (the command table, one file per command, the parser) become one file in its
 // place, so that a command added to the table costs no module load at start. The serving code
-// stays an import (the bundle above, or ./serve.js and ./config-commands.js when it was not built).
+// stays an import (the bundle above, or ../serve/serve.js and ./config-commands.js when it was not built).
 await build({
   entryPoints: [`${root}dist/cli/main.js`],
   outfile: `${root}dist/cli/main.js`,
@@ -81,6 +81,6 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  external: ['./serve.js', './config-commands.js'],
+  external: ['../serve/serve.js', './config-commands.js'],
   logLevel: 'error',
 });

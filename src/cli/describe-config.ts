@@ -1,6 +1,7 @@
 import type { UpstreamOAuthOptions } from '../auth/client/upstream-oauth-options.js';
 import type { FrontConfig, GatewayConfig, MiddlewareConfig, OAuthFrontConfig, ServerConfig } from '../config/gateway-config.js';
 import { defaultPrefix, safeName } from '../upstream/aggregate/names.js';
+import type { ServePlan } from '../serve/serve-plan.js';
 import type { CommandArg } from '../upstream/commands/commands.js';
 
 export interface DescribeConfigOptions {
@@ -9,6 +10,8 @@ export interface DescribeConfigOptions {
    * they were interpolated into a command, its arguments, a working directory or a URL.
    */
   readonly secrets?: ReadonlyMap<string, string>;
+  /** The serve plan of the file: its front, serverInfo and drain are shown as serving would use them. */
+  readonly plan?: ServePlan | undefined;
 }
 
 /**
@@ -23,9 +26,12 @@ export function describeConfig(config: GatewayConfig, options: DescribeConfigOpt
   const enabled = config.servers.filter((s) => !s.disabled);
   const disabled = config.servers.length - enabled.length;
   const count = `${plural(config.servers.length, 'server')}${disabled === 0 ? '' : ` (${disabled} disabled)`}`;
-  const out = [`${config.file}: valid, ${count}`, '', `front: ${frontText(config.front)}`];
-  if (config.front.kind === 'http' && config.front.oauth !== undefined) out.push(`oauth: ${oauthText(config.front.oauth, hide)}`);
-  if (config.serverInfo) out.push(`serverInfo: ${config.serverInfo.name} ${config.serverInfo.version}${config.serverInfo.title === undefined ? '' : ` (${config.serverInfo.title})`}`);
+  const front = options.plan?.front ?? config.front;
+  const serverInfo = options.plan?.session.serverInfo ?? config.serverInfo;
+  const out = [`${config.file}: valid, ${count}`, '', `front: ${frontText(front)}`];
+  if (front.kind === 'http' && front.oauth !== undefined) out.push(`oauth: ${oauthText(front.oauth, hide)}`);
+  if (serverInfo) out.push(`serverInfo: ${serverInfo.name} ${serverInfo.version}${serverInfo.title === undefined ? '' : ` (${serverInfo.title})`}`);
+  if (options.plan !== undefined) out.push(`drain: ${options.plan.drainMs} ms for calls in flight on SIGTERM or SIGINT`);
   const timeouts = timeoutsText(config);
   if (timeouts !== '') out.push(`timeouts: ${timeouts}`);
   out.push(`names: ${JSON.stringify(config.naming.separator)} between prefix and name, at most ${config.naming.maxNameLength} characters${config.naming.pageSize === undefined ? '' : `; lists in pages of ${config.naming.pageSize}`}`);

@@ -17,7 +17,7 @@ async function main(argv: string[]): Promise<number> {
       return line.exitCode;
     }
     case 'version': {
-      const { version } = await import('./version.js');
+      const { version } = await import('../serve/version.js');
       process.stderr.write(`${version()}\n`);
       return 0;
     }

@@ -7,7 +7,7 @@ import { oauthFlags, urlLoginCommand } from './oauth-flags.js';
 import { parseCommandLine } from './parse-command-line.js';
 import type { ServeOptions } from './serve-options.js';
 import type { OptionValues } from './command.js';
-import { serveRequest } from './serve-request.js';
+import { chainSourceOf } from './serve-flags-of.js';
 import { UsageError } from './usage-error.js';
 
 const URL_ = 'https://mcp.example.com/mcp';
@@ -24,20 +24,24 @@ function proxyValues(argv: string[]): OptionValues<ServeOptions> {
 const usage = (message: string | RegExp) => (error: unknown) =>
   error instanceof UsageError && (typeof message === 'string' ? error.message === message : message.test(error.message));
 
+/** The remote server `--url` and its options name (what the proxy would serve). */
+function remoteOf(argv: string[]): unknown {
+  const source = chainSourceOf(undefined, proxyValues(argv), undefined, []);
+  return source.kind === 'chain' && source.server?.kind === 'http' ? source.server.options : undefined;
+}
+
 const fail = (message: string): never => {
   throw new UsageError(message);
 };
 
 describe('mcp-chain --url <url> with OAuth: its options', () => {
   test('--oauth: the remote server gets an OAuth client with the defaults; the login command names the URL', () => {
-    const request = serveRequest(undefined, proxyValues(['--url', URL_, '--oauth']), undefined, []);
-    assert.deepEqual(request.remote, { url: URL_, headers: {}, oauth: {}, loginCommand: `mcp-chain auth login --url ${URL_}` });
+    assert.deepEqual(remoteOf(['--url', URL_, '--oauth']), { url: URL_, headers: {}, oauth: {}, loginCommand: `mcp-chain auth login --url ${URL_}` });
   });
 
   test('--oauth-client-id implies --oauth; scopes by spaces or commas; the callback port makes the loopback redirect URI; all of them in the login command', () => {
-    const values = proxyValues(['--url', URL_, '--oauth-client-id', 'mcp-chain-cli', '--oauth-scope', 'mcp:read, mcp:write  files', '--oauth-callback-port', '33418']);
-    const request = serveRequest(undefined, values, undefined, []);
-    assert.deepEqual(request.remote, {
+    const argv = ['--url', URL_, '--oauth-client-id', 'mcp-chain-cli', '--oauth-scope', 'mcp:read, mcp:write  files', '--oauth-callback-port', '33418'];
+    assert.deepEqual(remoteOf(argv), {
       url: URL_,
       headers: {},
       oauth: { client: { clientId: 'mcp-chain-cli' }, scopes: ['mcp:read', 'mcp:write', 'files'], redirectUri: 'http://127.0.0.1:33418/callback' },
@@ -46,8 +50,7 @@ describe('mcp-chain --url <url> with OAuth: its options', () => {
   });
 
   test('no OAuth option: no OAuth, as before', () => {
-    const request = serveRequest(undefined, proxyValues(['--url', URL_, '--bearer', '${TOKEN}']), undefined, []);
-    assert.deepEqual(request.remote, { url: URL_, headers: {}, bearer: '${TOKEN}' });
+    assert.deepEqual(remoteOf(['--url', URL_, '--bearer', '${TOKEN}']), { url: URL_, headers: {}, bearer: '${TOKEN}' });
   });
 
   test('the client secret comes from the variable named; the login command names the variable, never the secret', () => {
@@ -59,7 +62,7 @@ describe('mcp-chain --url <url> with OAuth: its options', () => {
   });
 
   test('usage mistakes, each on one line, none echoing a secret', () => {
-    const serve = (argv: string[]) => () => serveRequest(undefined, proxyValues(argv), undefined, []);
+    const serve = (argv: string[]) => () => remoteOf(argv);
     assert.throws(() => proxyValues(['--oauth', '--', 'server']), usage('--oauth needs --url'));
     assert.throws(() => proxyValues(['--oauth-client-id', 'x', '--', 'server']), usage('--oauth-client-id needs --url'));
     assert.throws(() => proxyValues(['--url', URL_, '--oauth', '--oauth-client-secret-env', 'S']), usage('--oauth-client-secret-env needs --oauth-client-id'));

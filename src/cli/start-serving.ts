@@ -1,19 +1,20 @@
 import { existsSync } from 'node:fs';
+// Types only (erased): the serving code itself is loaded after the server has started.
+import type { serve as Serve } from '../serve/serve.js';
+import type { ServePlan } from '../serve/serve-plan.js';
 import { spawnServer, type SpawnedServer } from '../upstream/spawn-server.js';
-// A type only (erased): the serving code itself is loaded after the server has started.
-import type { serve as Serve } from './serve.js';
-import type { ServeRequest } from './serve-request.js';
 
 /**
- * Serves what a serving command asked for; resolves with the exit code. A server given after `--`
- * is started *before* the rest of mcp-chain is loaded, so that it boots while we do (cold start is
- * the slower of the two, not their sum); on HTTP, servers start per session, when clients come.
+ * Serves a plan of `proxy` or `run`; resolves with the exit code. A server given after `--` is
+ * started *before* the rest of mcp-chain is loaded, so that it boots while we do (cold start is the
+ * slower of the two, not their sum); on HTTP, servers start per session, when clients come.
  */
-export async function startServing(request: ServeRequest): Promise<number> {
-  const prestarted: SpawnedServer | undefined = request.server && !request.http ? spawnServer(request.server) : undefined;
+export async function startServing(plan: ServePlan): Promise<number> {
+  const server = plan.upstream.kind === 'chain' ? plan.upstream.server : undefined;
+  const prestarted: SpawnedServer | undefined = server?.kind === 'stdio' && plan.front.kind === 'stdio' ? spawnServer(server.command) : undefined;
   try {
     const { serve } = await loadServe();
-    return await serve(request, prestarted);
+    return await serve(plan, { prestarted });
   } catch (error) {
     if (prestarted?.child.pid !== undefined) {
       try {
@@ -31,7 +32,7 @@ export async function startServing(request: ServeRequest): Promise<number> {
  * `import 'mcp-chain'` shares; from the unbundled modules when the bundle was not built.
  */
 async function loadServe(): Promise<{ serve: typeof Serve }> {
-  const bundle = new URL('../bundle/cli/serve.js', import.meta.url);
+  const bundle = new URL('../bundle/serve/serve.js', import.meta.url);
   if (existsSync(bundle)) return (await import(bundle.href)) as { serve: typeof Serve };
-  return import('./serve.js');
+  return import('../serve/serve.js');
 }

@@ -6,10 +6,11 @@ import type { LogLevel } from '../log/logger.js';
 import { stderrLogger } from '../log/stderr-logger.js';
 import { configFileOf, reportConfigError } from './config-file.js';
 import { describeConfig } from './describe-config.js';
+import { servePlanOf } from './serve-flags-of.js';
 
 /**
- * `mcp-chain validate [file]`: reads and checks a config file and prints on stdout what serving it
- * would serve (see {@link describeConfig}); resolves with 0. A file with problems is reported as
+ * `mcp-chain validate [file]`: reads and checks a config file and prints on stdout its serve plan:
+ * what serving it would serve (see {@link describeConfig}); resolves with 0. A file with problems is reported as
  * `serve` reports it (stderr, every problem, nothing on stdout) and resolves with 1. Starts no
  * server. Loaded only when a config file is validated.
  */
@@ -24,7 +25,9 @@ export async function validateConfig(given: string | undefined, logLevel: LogLev
     if (error instanceof ConfigError) return reportConfigError(error, `${file} is not valid`);
     throw error;
   }
-  process.stdout.write(describeConfig(config, { secrets: referencedVariables(config.file) }));
+  // What `mcp-chain serve <file>` would serve, without flags: a front it would refuse is a usage error here too.
+  const plan = servePlanOf('validate', { kind: 'config', config }, { http: {} });
+  process.stdout.write(describeConfig(config, { secrets: referencedVariables(config.file), plan }));
   return 0;
 }
 

@@ -1,3 +1,4 @@
+import { DEFAULT_DRAIN_MS } from './default-drain-ms.js';
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../log/logger.js';
 import { stderrLogger } from '../log/stderr-logger.js';
@@ -37,8 +38,7 @@ export interface StdioFront {
   drain(deadlineMs?: number): Promise<void>;
 }
 
-/** How long calls in flight may take to finish on SIGINT or SIGTERM, by default. */
-export const DEFAULT_DRAIN_MS = 10_000;
+export { DEFAULT_DRAIN_MS };
 
 /**
  * Serves `upstream` (usually a Chain) to one client over stdin/stdout. The session ends when stdin

@@ -17,6 +17,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['upstream'],
   ['middleware'],
   ['front', 'testing', 'config'],
+  ['serve'],
   ['cli'],
   ['.'],
 ];

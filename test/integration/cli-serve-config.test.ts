@@ -211,7 +211,7 @@ describe('the one-liners and config files', () => {
       return [...files];
     };
     const bundle = join(repoRoot, 'dist', 'bundle');
-    for (const entry of [proxyMain, join(bundle, 'cli', 'serve.js'), join(bundle, 'index.js')]) {
+    for (const entry of [proxyMain, join(bundle, 'serve', 'serve.js'), join(bundle, 'index.js')]) {
       const files = staticGraph(entry);
       assert.ok(files.length > 1 || entry === proxyMain, `${entry} imports its chunks`);
       for (const file of files) assert.doesNotMatch(readFileSync(file, 'utf8'), CONFIG_LIBRARIES, `${file} (loaded by ${entry})`);

@@ -1,6 +1,6 @@
 import { defineCommand } from '../command.js';
 import { SERVE_OPTIONS } from '../serve-options.js';
-import { serveRequest } from '../serve-request.js';
+import { chainSourceOf, serveFlagsOf, servePlanOf } from '../serve-flags-of.js';
 import { startServing } from '../start-serving.js';
 import { UsageError } from '../usage-error.js';
 
@@ -19,8 +19,8 @@ export const proxyCommand = defineCommand({
   rest: { name: '<command> [args...]', optional: true, help: 'the stdio MCP server to start (or --url instead)' },
   options: SERVE_OPTIONS,
   run({ values, rest }) {
-    const request = serveRequest(undefined, values, undefined, rest);
-    if (!request.server && !request.remote) throw new UsageError('nothing to serve: give a command after --, or --url <url>');
-    return startServing(request);
+    const source = chainSourceOf(undefined, values, undefined, rest);
+    if (source.kind === 'chain' && source.server === undefined) throw new UsageError('nothing to serve: give a command after --, or --url <url>');
+    return startServing(servePlanOf(undefined, source, serveFlagsOf(undefined, values)));
   },
 });

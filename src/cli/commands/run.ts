@@ -1,6 +1,6 @@
 import { defineCommand } from '../command.js';
 import { SERVE_OPTIONS } from '../serve-options.js';
-import { serveRequest } from '../serve-request.js';
+import { chainSourceOf, serveFlagsOf, servePlanOf } from '../serve-flags-of.js';
 import { startServing } from '../start-serving.js';
 
 /** `mcp-chain run <chain-file>`: the chain a file exports, in front of a server or on its own. */
@@ -14,6 +14,6 @@ export const runCommand = defineCommand({
   rest: { name: '<command> [args...]', optional: true, help: 'the stdio MCP server to put behind the chain, when the file leaves its upstream open' },
   options: SERVE_OPTIONS,
   run({ values, positionals, rest }) {
-    return startServing(serveRequest('run', values, positionals[0], rest));
+    return startServing(servePlanOf('run', chainSourceOf('run', values, positionals[0], rest), serveFlagsOf('run', values)));
   },
 });

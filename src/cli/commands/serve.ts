@@ -1,7 +1,7 @@
 import { defineCommand } from '../command.js';
 import { loadConfigCommands } from '../load-config-commands.js';
 import { CONFIG_SERVE_OPTIONS } from '../serve-options.js';
-import { configServeRequest } from '../serve-request.js';
+import { serveFlagsOf } from '../serve-flags-of.js';
 
 /** `mcp-chain serve [config-file]`: the servers of a config file, merged into one MCP endpoint. */
 export const serveCommand = defineCommand({
@@ -19,8 +19,8 @@ export const serveCommand = defineCommand({
   positionals: [{ name: 'config-file', optional: true, help: 'the config file (default: mcp-chain.config.* in the working directory)' }],
   options: CONFIG_SERVE_OPTIONS,
   async run({ values, positionals }) {
-    const request = configServeRequest(values, positionals[0]);
+    const flags = serveFlagsOf('serve', values);
     const { serveConfig } = await loadConfigCommands();
-    return serveConfig(request);
+    return serveConfig(positionals[0], flags);
   },
 });

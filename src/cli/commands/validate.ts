@@ -1,7 +1,7 @@
 import { defineCommand } from '../command.js';
 import { loadConfigCommands } from '../load-config-commands.js';
 import { SERVE_OPTIONS } from '../serve-options.js';
-import { logLevelOption } from '../serve-request.js';
+import { logLevelOption } from '../serve-flags-of.js';
 
 /** `mcp-chain validate [file]`: checks a config file and shows what it would serve, starting nothing. */
 export const validateCommand = defineCommand({

@@ -1,5 +1,4 @@
 import { serveHttp, type HttpFront, type ServeHttpOptions } from '../front/http/serve-http.js';
-import { DEFAULT_DRAIN_MS } from '../front/serve-stdio.js';
 import type { Logger } from '../log/logger.js';
 import type { Upstream } from '../core/upstream.js';
 
@@ -9,7 +8,7 @@ import type { Upstream } from '../core/upstream.js';
  * once. Resolves once the front has closed its sessions. Where it listens is logged at info, or at
  * warn when `quietLevel` (the log level hides info lines: only silent hides the address).
  */
-export async function serveHttpUntilSignal(upstream: Upstream, options: ServeHttpOptions, log: Logger, quietLevel: boolean, drainMs = DEFAULT_DRAIN_MS): Promise<void> {
+export async function serveHttpUntilSignal(upstream: Upstream, options: ServeHttpOptions, log: Logger, quietLevel: boolean, drainMs: number): Promise<void> {
   // Signals are handled before anyone can learn our address: a SIGTERM right after "listening"
   // must still close the sessions (and their server processes) in order.
   let front: HttpFront | undefined = undefined;
