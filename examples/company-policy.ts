@@ -3,7 +3,10 @@
 //
 //   npx mcp-chain run examples/company-policy.ts -- npx -y @modelcontextprotocol/server-everything
 //
-import { chain, filter, log, rename } from 'mcp-chain';
+import { chain } from 'mcp-chain';
+import { filter } from 'mcp-chain/filter';
+import { log } from 'mcp-chain/log';
+import { rename } from 'mcp-chain/rename';
 
 export default chain(
   log(),

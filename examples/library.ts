@@ -1,5 +1,7 @@
 // The library example of the README, type-checked with the rest of the project.
-import { chain, ErrorCode, filter, mapList, McpError, on, serveStdio, stdio } from 'mcp-chain';
+import { chain, ErrorCode, mapList, McpError, on, stdio } from 'mcp-chain';
+import { filter } from 'mcp-chain/filter';
+import { serveStdio } from 'mcp-chain/kernel';
 
 const gateway = chain()
   .use(filter({ tools: { deny: ['delete_*'] } }))

@@ -7,7 +7,8 @@
 //
 // Alice sees and calls every tool; the build bot only `echo` and `get-sum`; anything else is
 // unknown to it (absent from tools/list, -32602 when called), exactly as if it did not exist.
-import { chain, ErrorCode, log, mapList, McpError, on, type Context } from 'mcp-chain';
+import { chain, ErrorCode, mapList, McpError, on, type Context } from 'mcp-chain';
+import { log } from 'mcp-chain/log';
 
 const TOOLS_OF: Record<string, readonly string[] | 'all'> = {
   ALICE_TOKEN: 'all',

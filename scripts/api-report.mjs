@@ -5,7 +5,7 @@
 // accident fails `npm test`; a deliberate change is `npm run api:update`, reviewed in the diff.
 //   node scripts/api-report.mjs          # write api/*.api.md
 //   node scripts/api-report.mjs --check  # exit 1 and name the entries that differ
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 
@@ -102,14 +102,25 @@ export function buildReports() {
   });
 }
 
+/** Reports in api/ of entries package.json no longer has. */
+export function orphanReports(reports) {
+  const dir = join(root, 'api');
+  if (!existsSync(dir)) return [];
+  const current = new Set(reports.map((r) => r.path));
+  return readdirSync(dir).filter((f) => f.endsWith('.api.md')).map((f) => join(dir, f)).filter((path) => !current.has(path));
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const reports = buildReports();
+  const orphans = orphanReports(reports);
   if (process.argv.includes('--check')) {
     const stale = reports.filter((r) => !existsSync(r.path) || readFileSync(r.path, 'utf8') !== r.text);
     for (const r of stale) console.error(`api report out of date: ${r.entry} (${r.path.slice(root.length)})`);
-    process.exit(stale.length ? 1 : 0);
+    for (const path of orphans) console.error(`api report of no entry point: ${path.slice(root.length)}`);
+    process.exit(stale.length || orphans.length ? 1 : 0);
   }
   mkdirSync(join(root, 'api'), { recursive: true });
   for (const r of reports) writeFileSync(r.path, r.text);
-  console.error(`wrote ${reports.length} reports to api/`);
+  for (const path of orphans) rmSync(path);
+  console.error(`wrote ${reports.length} reports to api/${orphans.length ? `, removed ${orphans.length} of entries that are gone` : ''}`);
 }

@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-// Bundles what tsc wrote to dist/ into dist/bundle/: the library ("mcp-chain"), the kernel
-// ("mcp-chain/kernel"), the harness ("mcp-chain/testing") and the CLI's serving code, with the
-// modules they share split into common chunks, so that each module exists once whichever entry is
-// imported first. Every other entry point of package.json ("mcp-chain/filter", ...) becomes a
-// one-line re-export of exactly its own names from the library or kernel bundle, so each entry
-// exports what its module does (the API report in api/ lists it) without a chunk of its own:
-// every bundled entry splits the shared code further, and two dozen chunks cost ~4 MiB more RSS
-// at start than four. Loading a few files instead of ~70 modules is most of what mcp-chain adds
-// to a server's cold start, and a chain file's `import 'mcp-chain'` shares the CLI's modules.
+// Bundles what tsc wrote to dist/ into dist/bundle/: the library (every public entry of
+// package.json but the harness: "mcp-chain", "mcp-chain/kernel", "mcp-chain/filter", ...), the
+// harness ("mcp-chain/testing") and the CLI's serving code, with the modules they share split into
+// common chunks, so that each module exists once whichever entry is imported first. The library is
+// one bundled entry that is no public entry of its own (dist/bundle/library.js): each public entry
+// becomes a one-line re-export of exactly its own names from it, so each entry exports what its
+// module does (the API report in api/ lists it) without a chunk of its own: every bundled entry
+// splits the shared code further, and two dozen chunks cost ~4 MiB more RSS at start than four.
+// Loading a few files instead of ~70 modules is most of what mcp-chain adds to a server's cold
+// start, and a chain file's `import 'mcp-chain'` shares the CLI's modules.
 // Run after tsc (npm run build does both).
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
@@ -16,8 +17,8 @@ import { build } from 'esbuild';
 const root = new URL('..', import.meta.url).pathname;
 const dist = `${root}dist`;
 const out = `${dist}/bundle`;
-/** Entries bundled on their own (the rest re-export from these). */
-const BUNDLED = ['.', './kernel', './testing'];
+/** Public entries bundled on their own; the rest re-export from the library. */
+const BUNDLED = ['./testing'];
 
 const { exports } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
 // Entries that are files, not code (the config file's JSON Schema), are neither bundled nor re-exported.
@@ -31,10 +32,15 @@ const entries = Object.entries(exports).filter(([, entry]) => typeof entry === '
 });
 
 rmSync(out, { recursive: true, force: true });
+// The library's entry module: everything the other public entries export (each name has one
+// entry, so no two of these modules export the same name).
+const library = { source: `${dist}/library.js`, file: `${out}/library.js` };
+const reexported = entries.filter((e) => !BUNDLED.includes(e.name));
+writeFileSync(library.source, reexported.map((e) => `export * from './${relative(dist, e.source)}';\n`).join(''));
 await build({
   // The serving code: serve(plan) for the one-liners (serve/serve.js), and config files (served or validated),
   // an entry of their own so that the config formats' libraries stay out of the one-liners' chunks.
-  entryPoints: [`${dist}/serve/serve.js`, `${dist}/cli/config-commands.js`, ...entries.filter((e) => BUNDLED.includes(e.name)).map((e) => e.source)],
+  entryPoints: [`${dist}/serve/serve.js`, `${dist}/cli/config-commands.js`, library.source, ...entries.filter((e) => BUNDLED.includes(e.name)).map((e) => e.source)],
   outdir: out,
   outbase: dist,
   bundle: true,
@@ -53,19 +59,16 @@ await build({
   logLevel: 'error',
 });
 
-// The other entries: their own names, from the library or the kernel bundle.
-const library = { file: `${out}/index.js`, names: new Set(Object.keys(await import(`${dist}/index.js`))) };
-const kernel = { file: `${out}/kernel.js`, names: new Set(Object.keys(await import(`${dist}/kernel.js`))) };
-for (const { name, source, bundle } of entries.filter((e) => !BUNDLED.includes(e.name))) {
-  const lines = [];
-  for (const from of [library, kernel]) {
-    const own = Object.keys(await import(source)).filter((n) => from.names.has(n) && !lines.some((l) => l.names.includes(n)));
-    if (own.length > 0) lines.push({ names: own, file: from.file });
-  }
-  const missing = Object.keys(await import(source)).filter((n) => !lines.some((l) => l.names.includes(n)));
-  if (missing.length > 0) throw new Error(`${name} exports ${missing.join(', ')}, which neither mcp-chain nor mcp-chain/kernel exports`);
+rmSync(library.source);
+
+// The root, the kernel and the middleware subpaths: their own names, from the library bundle.
+const offered = new Set(Object.keys(await import(library.file)));
+for (const { name, source, bundle } of reexported) {
+  const names = Object.keys(await import(source));
+  const missing = names.filter((n) => !offered.has(n));
+  if (missing.length > 0) throw new Error(`${name} exports ${missing.join(', ')}, which the library bundle does not (is the name exported by two entries?)`);
   mkdirSync(dirname(bundle), { recursive: true });
-  writeFileSync(bundle, lines.map((l) => `export { ${l.names.join(', ')} } from './${relative(dirname(bundle), l.file)}';\n`).join(''));
+  writeFileSync(bundle, `export { ${names.join(', ')} } from './${relative(dirname(bundle), library.file)}';\n`);
 }
 
 // The command itself (package.json `bin`): main.js and the light modules it loads before the

@@ -9,7 +9,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { audit, chain, rateLimit, redact, validate } from 'mcp-chain';
+import { chain } from 'mcp-chain';
+import { audit } from 'mcp-chain/audit';
+import { rateLimit } from 'mcp-chain/rate-limit';
+import { redact } from 'mcp-chain/redact';
+import { validate } from 'mcp-chain/validate';
 
 function ownDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-chain-bench-policy-'));

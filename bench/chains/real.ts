@@ -7,7 +7,10 @@
 // measured without flooding the terminal.
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chain, filter, log, rename } from 'mcp-chain';
+import { chain } from 'mcp-chain';
+import { filter } from 'mcp-chain/filter';
+import { log } from 'mcp-chain/log';
+import { rename } from 'mcp-chain/rename';
 
 export default chain(
   log({ destination: process.env.BENCH_LOG_FILE ?? join(tmpdir(), 'mcp-chain-bench.log.jsonl') }),

@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport, type ClientOptions } from '@modelcontextprotocol/client';
-import { serveHttp, stdio, type HttpFront } from '../../src/index.js';
-import { silentLogger } from '../../src/kernel.js';
+import { stdio } from '../../src/index.js';
+import { serveHttp, silentLogger, type HttpFront } from '../../src/kernel.js';
 import { withDeadline } from '../../src/testing/with-deadline.js';
 import { send, type HttpReply } from '../helpers/http.js';
 import { startHttpProxy, type HttpProxy } from '../helpers/http-proxy.js';

@@ -1,4 +1,4 @@
-// The HTTP upstreams, for `import { http, sse } from 'mcp-chain/http'`.
+// The HTTP upstreams, re-exported by the root: `import { http, sse } from 'mcp-chain'`.
 export { http } from './http.js';
 export { sse } from './sse.js';
 export type { HttpOptions } from './http-options.js';
