@@ -10,6 +10,7 @@ import {
   isStatelessEraVersion,
   negotiateVersion,
   supportsBatches,
+  supportsPriming,
   type SessionEraVersion,
 } from './versions.js';
 
@@ -53,6 +54,11 @@ describe('protocol versions', () => {
   it('negotiateVersion offers the version asked for when served, else the latest of the session era', () => {
     for (const v of SESSION_ERA_VERSIONS) assert.equal(negotiateVersion(v), v);
     for (const v of ['2026-07-28', '2024-10-07', '', 'latest']) assert.equal(negotiateVersion(v), LATEST_SESSION_ERA_VERSION, v);
+  });
+
+  it('supportsPriming is true from 2025-11-25 on', () => {
+    for (const v of ['2025-11-25', '2026-07-28']) assert.equal(supportsPriming(v), true, v);
+    for (const v of ['2024-11-05', '2025-03-26', '2025-06-18', '']) assert.equal(supportsPriming(v), false, v);
   });
 
   it('supportsBatches is true only for 2025-03-26', () => {

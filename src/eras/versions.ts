@@ -54,3 +54,11 @@ export function negotiateVersion(requested: string): SessionEraVersion {
 export function supportsBatches(v: string): boolean {
   return v === '2025-03-26';
 }
+
+/**
+ * Whether a client at revision `v` takes SSE priming events (an event id with empty data, so that a
+ * stream can be resumed before its first message): 2025-11-25 and later; older SDKs choke on them.
+ */
+export function supportsPriming(v: string): boolean {
+  return v >= '2025-11-25';
+}

@@ -5,7 +5,7 @@ import type { Logger } from '../../log/logger.js';
 import type { JsonRpcId, JsonRpcResponse } from '../../message/jsonrpc.js';
 import { classifyMessage } from '../../message/parse-message.js';
 import { Session, type SessionOptions } from '../../session/session.js';
-import { isSessionEraVersion, isStatelessEraVersion, supportsBatches } from '../../eras/versions.js';
+import { isSessionEraVersion, isStatelessEraVersion, supportsBatches, supportsPriming } from '../../eras/versions.js';
 import type { Identity } from '../../core/session-info.js';
 import type { Upstream } from '../../core/upstream.js';
 import { accepts } from './accepts.js';
@@ -217,8 +217,7 @@ export class StreamableHttpEndpoint {
       const transport: HttpSessionTransport = new HttpSessionTransport({
         id,
         store: this.#options.store,
-        // Priming events are for clients at 2025-11-25 and later (older SDKs choke on empty data).
-        priming: (): boolean => (session.info.protocolVersion ?? '') >= '2025-11-25',
+        priming: (): boolean => supportsPriming(session.info.protocolVersion ?? ''),
         log: this.#options.log,
       });
       const session: Session = new Session(transport, this.#options.upstream, {
