@@ -2,10 +2,11 @@ import { DEFAULT_DRAIN_MS } from './default-drain-ms.js';
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../log/logger.js';
 import { stderrLogger } from '../log/stderr-logger.js';
-import { RequestStateCodec } from '../protocol/request-state.js';
-import { ModernBridge, MODERN_BRIDGE_DEFAULTS, SERVED_PROTOCOL_VERSIONS } from '../session/modern-bridge.js';
+import { RequestStateCodec } from '../eras/request-state.js';
+import { EraBridge, ERA_BRIDGE_DEFAULTS } from '../eras/era-bridge.js';
+import { SERVED_VERSIONS } from '../eras/versions.js';
 import { Session, type SessionOptions } from '../session/session.js';
-import { StdioEraGate } from './stdio-era-gate.js';
+import { StdioEraGate } from '../eras/stdio-era-gate.js';
 import { StreamTransport } from '../transport/stream-transport.js';
 import type { Upstream } from '../core/upstream.js';
 
@@ -56,8 +57,8 @@ export async function serveStdio(upstream: Upstream, options: ServeStdioOptions 
     options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes },
   );
   // The client's era is learnt from how it opens: a 2026-07-28 client is served through a bridge.
-  const codec = new RequestStateCodec({ ttlMs: MODERN_BRIDGE_DEFAULTS.inputTimeoutMs });
-  const bridge = (): ModernBridge => new ModernBridge({ ...MODERN_BRIDGE_DEFAULTS, codec, principal: '', supportedVersions: SERVED_PROTOCOL_VERSIONS, log });
+  const codec = new RequestStateCodec({ ttlMs: ERA_BRIDGE_DEFAULTS.inputTimeoutMs });
+  const bridge = (): EraBridge => new EraBridge({ ...ERA_BRIDGE_DEFAULTS, codec, principal: '', supportedVersions: SERVED_VERSIONS, log });
   const session = new Session(new StdioEraGate(transport, bridge, log), upstream, { ...options, log });
   const closed = new Promise<void>((resolve) => {
     session.onclose = resolve;

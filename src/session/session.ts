@@ -5,7 +5,7 @@ import { silentLogger } from '../log/stderr-logger.js';
 import type { Logger } from '../log/logger.js';
 import type { JsonObject, JsonRpcId, McpMessage, Result } from '../message/jsonrpc.js';
 import { isJsonObject } from '../message/parse-message.js';
-import { negotiateVersion, supportsBatches } from '../protocol/versions.js';
+import { negotiateVersion, supportsBatches } from '../eras/versions.js';
 import { CancelScope, onAbort } from '../core/cancel-scope.js';
 import { Peer, type IncomingScope } from '../rpc/peer.js';
 import type { Transport } from '../transport/transport.js';

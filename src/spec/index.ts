@@ -1,6 +1,6 @@
 /**
  * The MCP specification as types: the most used types generated from the 2025-11-25 schema,
- * the method → params/result map, and the protocol-version constants.
+ * and the method → params/result map. The protocol versions the chain serves are in ../eras/versions.ts.
  * Anything else from the schema is in ./2025-11-25.js (e.g. its `Result`, `Error` and JSON-RPC
  * envelope types, left out here so as not to clash with src/message's own).
  */
@@ -104,10 +104,3 @@ export type {
   ListItemOf,
 } from './methods.js';
 
-export type { ProtocolVersion } from './versions.js';
-export {
-  SUPPORTED_PROTOCOL_VERSIONS,
-  LATEST_PROTOCOL_VERSION,
-  isSupportedVersion,
-  supportsBatches,
-} from './versions.js';

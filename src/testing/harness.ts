@@ -5,6 +5,7 @@ import type { Logger } from '../log/logger.js';
 import type { JsonObject, JsonRpcId, McpMessage } from '../message/jsonrpc.js';
 import { LineReader } from '../message/line-reader.js';
 import { isJsonObject } from '../message/parse-message.js';
+import { LATEST_SESSION_ERA_VERSION } from '../eras/versions.js';
 import { Session, type SessionOptions } from '../session/session.js';
 import type { ParamsOf, RequestMethod, ResultOf } from '../spec/methods.js';
 import { StreamTransport } from '../transport/stream-transport.js';
@@ -172,7 +173,7 @@ export class Harness {
     );
   }
 
-  async initialize(protocolVersion = '2025-11-25', capabilities: JsonObject = {}): Promise<RequestResult<'initialize'>> {
+  async initialize(protocolVersion: string = LATEST_SESSION_ERA_VERSION, capabilities: JsonObject = {}): Promise<RequestResult<'initialize'>> {
     const result = await this.request('initialize', {
       protocolVersion,
       capabilities,

@@ -2,7 +2,7 @@ import { ErrorCode } from '../errors/error-code.js';
 import { McpError } from '../errors/mcp-error.js';
 import type { JsonObject, McpMessage, Result } from '../message/jsonrpc.js';
 import { isJsonObject } from '../message/parse-message.js';
-import { negotiateVersion } from '../protocol/versions.js';
+import { negotiateVersion } from '../eras/versions.js';
 import type {
   CallToolResult,
   GetPromptResult,

@@ -4,7 +4,7 @@ import { McpError } from '../errors/mcp-error.js';
 import type { Logger } from '../log/logger.js';
 import type { McpMessage, Result } from '../message/jsonrpc.js';
 import { Peer } from '../rpc/peer.js';
-import { withEras } from './era/era-connection.js';
+import { withEras } from '../eras/era-connection.js';
 import { StreamTransport } from '../transport/stream-transport.js';
 import { killProcessGroup } from './kill-process-group.js';
 import { trackProcessGroup } from './live-process-groups.js';

@@ -8,8 +8,13 @@ import { describe, test } from 'node:test';
 
 export const LAYERS: readonly (readonly string[])[] = [
   ['spec', 'errors', 'log', 'fs'],
-  ['message', 'protocol'],
+  ['message'],
   ['core', 'transport'],
+  // The two protocol eras: the versions served, the stateless era's envelope, headers, results and
+  // requestState, the bridge that serves a stateless-era client from a session, the stdio gate and
+  // the upstream connection that speaks either era. Above core/transport (the bridge and the gate
+  // are Transports, the connection an Upstream), below session and everything that serves or calls.
+  ['eras'],
   ['auth'],
   ['rpc'],
   ['session'],

@@ -7,7 +7,7 @@ import { serveHttp, type HttpFront } from '../../src/front/http/serve-http.js';
 import { silentLogger } from '../../src/log/stderr-logger.js';
 import type { JsonObject } from '../../src/message/jsonrpc.js';
 import { classifyMessage, isJsonObject } from '../../src/message/parse-message.js';
-import { isSupportedVersion, LATEST_PROTOCOL_VERSION } from '../../src/spec/versions.js';
+import { isSessionEraVersion, LATEST_SESSION_ERA_VERSION } from '../../src/eras/versions.js';
 import type { LocalServer } from '../../src/upstream/local.js';
 import { echoServer } from './echo-server.js';
 import { defineFuzzTarget } from './fuzz-target.js';
@@ -357,7 +357,7 @@ async function expect(given: HttpInput, built: Built, server: LocalServer, full:
   if (path !== '/mcp') return refuse(404);
   // An unsupported MCP-Protocol-Version: GET and DELETE are refused here; a POST's is checked
   // against its body (below), so that the refusal carries the request's id.
-  const badVersion = given.protocolVersion !== undefined && !isSupportedVersion(given.protocolVersion);
+  const badVersion = given.protocolVersion !== undefined && !isSessionEraVersion(given.protocolVersion);
   if (badVersion && given.method !== 'POST') return refuse(400);
   const pool = given.session === 'A' || given.session === 'B' ? given.session : undefined;
   const findSession = (): Expected | undefined => {
@@ -401,7 +401,7 @@ async function expect(given: HttpInput, built: Built, server: LocalServer, full:
     if (full) return { status: 503, refusal: { code: ErrorCode.ConnectionClosed, id: null } };
     const requested = first.message.params?.protocolVersion;
     if (typeof requested !== 'string') return { status: 200, opens: true, answers: { byId: new Map([[keyOf(first.message.id), { code: ErrorCode.InvalidParams }]]), nullCodes: [], batch: false } };
-    const offered = isSupportedVersion(requested) ? requested : LATEST_PROTOCOL_VERSION;
+    const offered = isSessionEraVersion(requested) ? requested : LATEST_SESSION_ERA_VERSION;
     return { status: 200, opens: true, answers: { byId: new Map([[keyOf(first.message.id), { result: `protocolVersion:${offered}` }]]), nullCodes: [], batch: false } };
   } else {
     const missing = findSession();

@@ -34,7 +34,7 @@ import { silentLogger } from '../../src/log/stderr-logger.js';
 import type { JsonObject } from '../../src/message/jsonrpc.js';
 import { LineReader } from '../../src/message/line-reader.js';
 import { isJsonObject } from '../../src/message/parse-message.js';
-import { MODERN_META } from '../../src/protocol/modern-envelope.js';
+import { ENVELOPE_META } from '../../src/eras/stateless-envelope.js';
 import { harness } from '../../src/testing/harness.js';
 import { withDeadline } from '../../src/testing/with-deadline.js';
 import { stdio } from '../../src/upstream/stdio.js';
@@ -165,9 +165,9 @@ async function modernClient(upstream: Upstream): Promise<EraClient> {
   }, 1 << 30);
   output.on('data', (chunk: Buffer) => reader.push(chunk));
   const envelope: JsonObject = {
-    [MODERN_META.protocolVersion]: '2026-07-28',
-    [MODERN_META.clientCapabilities]: CAPABILITIES,
-    [MODERN_META.clientInfo]: { name: 'one-shape-modern-client', version: '1.0.0' },
+    [ENVELOPE_META.protocolVersion]: '2026-07-28',
+    [ENVELOPE_META.clientCapabilities]: CAPABILITIES,
+    [ENVELOPE_META.clientInfo]: { name: 'one-shape-modern-client', version: '1.0.0' },
   };
   let nextId = 1;
   const request = (method: string, params: JsonObject): Promise<JsonObject> => {

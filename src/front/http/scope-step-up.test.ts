@@ -141,7 +141,7 @@ describe('scope step-up for 2026-07-28 clients (each POST on its own, sessions p
     await front?.close();
   });
 
-  const modernCall = (id: number, name: string, token: string): Promise<HttpReply> =>
+  const statelessCall = (id: number, name: string, token: string): Promise<HttpReply> =>
     send(front.url, {
       body: {
         jsonrpc: '2.0',
@@ -157,17 +157,17 @@ describe('scope step-up for 2026-07-28 clients (each POST on its own, sessions p
     });
 
   test('each token\'s own scopes judge its calls: a token without the scope gets the 403 challenge, even after the same person called with a token that has it', async () => {
-    const first = await modernCall(1, 'deploy', 'tok-bob');
+    const first = await statelessCall(1, 'deploy', 'tok-bob');
     assert.equal(first.status, 403);
     assert.match(first.headers.get('www-authenticate') ?? '', /error="insufficient_scope"/);
     assert.equal((first.json as { id: unknown }).id, 1);
 
-    const stepped = await modernCall(2, 'deploy', 'tok-bob-deploy');
+    const stepped = await statelessCall(2, 'deploy', 'tok-bob-deploy');
     assert.equal(stepped.status, 200);
     assert.equal(((stepped.json as { result: { content: Array<{ text: string }> } }).result.content[0])?.text, 'deployed');
 
-    const again = await modernCall(3, 'deploy', 'tok-bob');
+    const again = await statelessCall(3, 'deploy', 'tok-bob');
     assert.equal(again.status, 403, 'the token with fewer scopes is not served by the session of the one with more');
-    assert.equal((await modernCall(4, 'status', 'tok-bob')).status, 200);
+    assert.equal((await statelessCall(4, 'status', 'tok-bob')).status, 200);
   });
 });

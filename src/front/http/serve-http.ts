@@ -19,9 +19,9 @@ import { routeRequest, type Routes } from './route-request.js';
 import { SessionAdmission } from './session-admission.js';
 import { SessionTable } from './session-table.js';
 import { StreamableHttpEndpoint } from './streamable-http-endpoint.js';
-import { ModernHttpEndpoint } from './modern-endpoint.js';
-import { RequestStateCodec } from '../../protocol/request-state.js';
-import { MODERN_BRIDGE_DEFAULTS } from '../../session/modern-bridge.js';
+import { StatelessHttpEndpoint } from './stateless-endpoint.js';
+import { RequestStateCodec } from '../../eras/request-state.js';
+import { ERA_BRIDGE_DEFAULTS } from '../../eras/era-bridge.js';
 
 export interface ServeHttpOptions extends SessionOptions {
   /** Address to listen on. Default `127.0.0.1` (loopback only). */
@@ -187,12 +187,12 @@ function routesOf(upstream: Upstream, options: ServeHttpOptions, basics: Basics)
     admission: new SessionAdmission({ maxStarting: options.maxStartingSessions ?? Math.max(4, 2 * availableParallelism()) }),
     // A lone -32004 of requireScopes becomes a 403 step-up challenge, where there is OAuth to step up with.
     scopeChallenge: options.oauth && scopeChallenge(options.oauth),
-    modern: new ModernHttpEndpoint({
+    stateless: new StatelessHttpEndpoint({
       upstream,
       session,
       log,
       sessions,
-      codec: new RequestStateCodec({ ttlMs: MODERN_BRIDGE_DEFAULTS.inputTimeoutMs }),
+      codec: new RequestStateCodec({ ttlMs: ERA_BRIDGE_DEFAULTS.inputTimeoutMs }),
       maxInFlightPerSession: options.maxInFlightPerSession ?? 100,
       scopeChallenge: options.oauth && scopeChallenge(options.oauth),
     }),

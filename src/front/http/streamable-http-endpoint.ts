@@ -5,14 +5,13 @@ import type { Logger } from '../../log/logger.js';
 import type { JsonRpcId, JsonRpcResponse } from '../../message/jsonrpc.js';
 import { classifyMessage } from '../../message/parse-message.js';
 import { Session, type SessionOptions } from '../../session/session.js';
-import { isSupportedVersion, supportsBatches } from '../../spec/versions.js';
+import { isSessionEraVersion, isStatelessEraVersion, supportsBatches, supportsPriming } from '../../eras/versions.js';
 import type { Identity } from '../../core/session-info.js';
 import type { Upstream } from '../../core/upstream.js';
 import { accepts } from './accepts.js';
 import type { EventStore } from './event-store.js';
 import { HttpSessionTransport } from './http-session-transport.js';
-import { classifyModernPost, type ModernHttpEndpoint } from './modern-endpoint.js';
-import { MODERN_PROTOCOL_VERSIONS } from '../../protocol/modern-envelope.js';
+import { classifyStatelessPost, type StatelessHttpEndpoint } from './stateless-endpoint.js';
 import { readPostBody, sortPostMessages, type PostBody, type SortedMessages } from './post-messages.js';
 import type { SessionAdmission } from './session-admission.js';
 import type { SessionEntry, SessionTable } from './session-table.js';
@@ -37,7 +36,7 @@ export interface StreamableHttpOptions {
    */
   scopeChallenge?: ((needed: readonly string[], held: readonly string[]) => string) | undefined;
   /** Serves the POSTs of 2026-07-28 clients (each request on its own, no session). */
-  modern: ModernHttpEndpoint;
+  stateless: StatelessHttpEndpoint;
 }
 
 type HttpSession = SessionEntry<HttpSessionTransport>;
@@ -58,7 +57,7 @@ export class StreamableHttpEndpoint {
   async handle(req: IncomingMessage, res: ServerResponse, identity: Identity | undefined): Promise<void> {
     // A POST's version header is checked against its body (see #post).
     if (req.method !== 'POST') checkProtocolVersionHeader(req, null);
-    if (req.method !== 'POST' && isModernHeader(req.headers['mcp-protocol-version'])) {
+    if (req.method !== 'POST' && isStatelessEraHeader(req.headers['mcp-protocol-version'])) {
       // The stateless era has no GET stream and no sessions to delete.
       throw new HttpError(405, `Method Not Allowed: ${req.method ?? ''} (protocol version 2026-07-28 has no sessions)`, { headers: { allow: 'POST' } });
     }
@@ -79,14 +78,14 @@ export class StreamableHttpEndpoint {
   async #post(req: IncomingMessage, res: ServerResponse, identity: Identity | undefined): Promise<void> {
     checkPostHeaders(req);
     const body = await readPostBody(req, this.#options.maxBodyBytes);
-    const modern = classifyModernPost(req, body);
-    if (modern === 'notification') {
+    const stateless = classifyStatelessPost(req, body);
+    if (stateless === 'notification') {
       // The 2026-07-28 revision defines no client-to-server notifications over HTTP.
       res.writeHead(202).end();
       return;
     }
-    if (modern !== undefined) {
-      await this.#options.modern.handle(req, res, modern, identity);
+    if (stateless !== undefined) {
+      await this.#options.stateless.handle(req, res, stateless, identity);
       return;
     }
     checkProtocolVersionHeader(req, loneRequestId(body));
@@ -218,8 +217,7 @@ export class StreamableHttpEndpoint {
       const transport: HttpSessionTransport = new HttpSessionTransport({
         id,
         store: this.#options.store,
-        // Priming events are for clients at 2025-11-25 and later (older SDKs choke on empty data).
-        priming: (): boolean => (session.info.protocolVersion ?? '') >= '2025-11-25',
+        priming: (): boolean => supportsPriming(session.info.protocolVersion ?? ''),
         log: this.#options.log,
       });
       const session: Session = new Session(transport, this.#options.upstream, {
@@ -255,17 +253,17 @@ function loneRequestId(body: PostBody): JsonRpcId | null {
   return classified.kind === 'request' ? classified.message.id : null;
 }
 
-function isModernHeader(header: string | string[] | undefined): boolean {
-  return typeof header === 'string' && MODERN_PROTOCOL_VERSIONS.includes(header.trim());
+function isStatelessEraHeader(header: string | string[] | undefined): boolean {
+  return typeof header === 'string' && isStatelessEraVersion(header.trim());
 }
 
 /**
  * 400 for an unsupported `MCP-Protocol-Version` (absent means 2025-03-26, which is fine; a
- * 2026-07-28 one is checked against the body, see `classifyModernPost`).
+ * 2026-07-28 one is checked against the body, see `classifyStatelessPost`).
  */
 function checkProtocolVersionHeader(req: IncomingMessage, id: JsonRpcId | null): void {
   const header = req.headers['mcp-protocol-version'];
-  if (header !== undefined && !isSupportedVersion(header) && !isModernHeader(header)) {
+  if (header !== undefined && !isSessionEraVersion(header) && !isStatelessEraHeader(header)) {
     throw new HttpError(400, `Bad Request: unsupported MCP-Protocol-Version ${String(header)}`, { id });
   }
 }

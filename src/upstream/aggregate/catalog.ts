@@ -10,7 +10,7 @@ import { listDigest, type CursorCodec } from './cursor-codec.js';
 import type { MemberLink } from './member-link.js';
 import { NameTable, type NamingOptions } from './names.js';
 import { uriTemplateMatcher } from './uri-template.js';
-import { cacheHintsOf, mergeCacheHints, type CacheHints } from '../../protocol/modern-results.js';
+import { cacheHintsOf, mergeCacheHints, type CacheHints } from '../../eras/stateless-results.js';
 
 /** The lists an aggregate merges. */
 export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';

@@ -3,7 +3,7 @@ import { McpError } from '../../errors/mcp-error.js';
 import type { Logger } from '../../log/logger.js';
 import type { JsonObject, McpMessage, Result } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
-import { negotiateVersion } from '../../protocol/versions.js';
+import { negotiateVersion } from '../../eras/versions.js';
 import { CancelScope, onAbort } from '../../core/cancel-scope.js';
 import type { Downstream } from '../../core/downstream.js';
 import { requestScope, type RequestScope } from '../../core/request-scope.js';

@@ -1,4 +1,4 @@
-import { withEras } from '../era/era-connection.js';
+import { withEras } from '../../eras/era-connection.js';
 import type { Upstream } from '../../core/upstream.js';
 import type { HttpOptions } from './http-options.js';
 import { StreamableHttpTransport } from './streamable-http-transport.js';

@@ -1,9 +1,9 @@
 // The POST exchange of Streamable HTTP: one message POSTed, and its 2xx answer read (JSON, an SSE
 // stream, or nothing for a notification). What a non-2xx answer means is the transport's to decide.
-import { claimsModernEra, MODERN_META } from '../../protocol/modern-envelope.js';
-import { modernRequestHeaders } from '../../protocol/modern-headers.js';
-import { paramHeaderValues } from '../../protocol/param-headers.js';
-import type { ToolHeaderMap } from '../../protocol/tool-header-map.js';
+import { claimsStatelessEra, ENVELOPE_META } from '../../eras/stateless-envelope.js';
+import { statelessRequestHeaders } from '../../eras/stateless-headers.js';
+import { paramHeaderValues } from '../../eras/param-headers.js';
+import type { ToolHeaderMap } from '../../eras/tool-header-map.js';
 import type { IncomingMessage } from 'node:http';
 import type { JsonRpcId, JsonRpcMessage } from '../../message/jsonrpc.js';
 import { encodeMessage } from '../../message/raw-json.js';
@@ -33,12 +33,12 @@ export async function sendPost(
 ): Promise<IncomingMessage | undefined> {
   const initialize = 'method' in message && message.method === 'initialize';
   const { client, target, status, auth } = session.options;
-  const modern = modernHeadersOf(message, toolHeaders);
+  const stateless = statelessHeadersOf(message, toolHeaders);
   const base = { 'content-type': 'application/json', accept: ACCEPT_BOTH };
   const call = {
     method: 'POST',
     // A request of the stateless era names itself in headers, and belongs to no session.
-    headers: modern === undefined ? session.headers(base, initialize) : { ...target.headers, ...base, ...modern },
+    headers: stateless === undefined ? session.headers(base, initialize) : { ...target.headers, ...base, ...stateless },
     body: encodeMessage(message),
     signal,
   } as const;
@@ -96,17 +96,16 @@ export async function readPostAnswer(session: UpstreamSession, message: JsonRpcM
   }
 }
 
-/** The 2026-07-28 headers of a request whose `_meta` claims that era, else undefined. */
 /**
  * The 2026-07-28 headers of a request whose `_meta` claims that era, else undefined; for a
  * `tools/call`, the `Mcp-Param-*` headers its tool declares (`x-mcp-header`), as far as
  * `toolHeaders` knows the server's tools.
  */
-function modernHeadersOf(message: JsonRpcMessage, toolHeaders: ToolHeaderMap | undefined): Record<string, string> | undefined {
-  if (!('method' in message) || !claimsModernEra(message.params)) return undefined;
-  const version = (message.params?._meta as Record<string, unknown>)[MODERN_META.protocolVersion];
+function statelessHeadersOf(message: JsonRpcMessage, toolHeaders: ToolHeaderMap | undefined): Record<string, string> | undefined {
+  if (!('method' in message) || !claimsStatelessEra(message.params)) return undefined;
+  const version = (message.params?._meta as Record<string, unknown>)[ENVELOPE_META.protocolVersion];
   if (typeof version !== 'string') return undefined;
-  const headers = modernRequestHeaders(message.method, message.params, version);
+  const headers = statelessRequestHeaders(message.method, message.params, version);
   const name = message.params?.name;
   if (message.method !== 'tools/call' || typeof name !== 'string' || toolHeaders === undefined) return headers;
   const declared = toolHeaders.headersOf(name);

@@ -3,8 +3,8 @@ import { McpError } from '../../errors/mcp-error.js';
 import type { JsonObject, JsonRpcId, JsonRpcMessage } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
 import { lazyPartsOf } from '../../message/lazy-message.js';
-import { claimsModernEra } from '../../protocol/modern-envelope.js';
-import { ToolHeaderMap } from '../../protocol/tool-header-map.js';
+import { claimsStatelessEra } from '../../eras/stateless-envelope.js';
+import { ToolHeaderMap } from '../../eras/tool-header-map.js';
 import type { Transport } from '../../transport/transport.js';
 import { drainResponse } from './drain-response.js';
 import { httpRefusal } from './http-refusal.js';
@@ -208,7 +208,7 @@ export class StreamableHttpTransport implements Transport {
     this.#session.open.add(controller);
     if (id !== undefined && !own) this.#exchanges.set(id, controller);
     if (id !== undefined && isInitialize(message)) this.#initializing.add(id);
-    if (id !== undefined && 'method' in message && message.method === 'tools/list' && claimsModernEra(message.params)) {
+    if (id !== undefined && 'method' in message && message.method === 'tools/list' && claimsStatelessEra(message.params)) {
       this.#listing.set(id, message.params?.cursor === undefined);
     }
     return controller;

@@ -11,16 +11,16 @@ import type { McpError } from '../errors/mcp-error.js';
 import { silentLogger } from '../log/stderr-logger.js';
 import type { JsonObject, JsonRpcId, JsonRpcMessage } from '../message/jsonrpc.js';
 import { LineReader } from '../message/line-reader.js';
-import { MODERN_META } from '../protocol/modern-envelope.js';
-import { RequestStateCodec } from '../protocol/request-state.js';
-import { MODERN_BRIDGE_DEFAULTS, ModernBridge, SERVED_PROTOCOL_VERSIONS } from '../session/modern-bridge.js';
+import { ENVELOPE_META } from './stateless-envelope.js';
+import { RequestStateCodec } from './request-state.js';
+import { ERA_BRIDGE_DEFAULTS, EraBridge } from './era-bridge.js';
 import { Session } from '../session/session.js';
-import { LATEST_PROTOCOL_VERSION } from '../spec/versions.js';
+import { LATEST_SESSION_ERA_VERSION, SERVED_VERSIONS } from './versions.js';
 import { withDeadline } from '../testing/with-deadline.js';
 import { StreamTransport } from '../transport/stream-transport.js';
 import type { Transport } from '../transport/transport.js';
 import { local, type LocalTool } from '../upstream/local.js';
-import { serveStdio } from './serve-stdio.js';
+import { serveStdio } from '../front/serve-stdio.js';
 import { StdioEraGate } from './stdio-era-gate.js';
 
 const WAIT_MS = 5_000;
@@ -29,18 +29,18 @@ const WAIT_MS = 5_000;
 const echoTool: LocalTool = { name: 'echo', description: 'Echoes', handler: (args) => ({ content: [{ type: 'text', text: String(args.text) }] }) };
 
 const ENVELOPE: JsonObject = {
-  [MODERN_META.protocolVersion]: '2026-07-28',
-  [MODERN_META.clientCapabilities]: { elicitation: {} },
-  [MODERN_META.clientInfo]: { name: 'modern-client', version: '2.4.0' },
+  [ENVELOPE_META.protocolVersion]: '2026-07-28',
+  [ENVELOPE_META.clientCapabilities]: { elicitation: {} },
+  [ENVELOPE_META.clientInfo]: { name: 'modern-client', version: '2.4.0' },
 };
 
 const INITIALIZE_RESULT: JsonObject = {
-  protocolVersion: LATEST_PROTOCOL_VERSION,
+  protocolVersion: LATEST_SESSION_ERA_VERSION,
   capabilities: { tools: {} },
   serverInfo: { name: 'legacy-upstream', version: '1.0.0' },
 };
 
-const LEGACY_INITIALIZE = {
+const SESSION_ERA_INITIALIZE = {
   jsonrpc: '2.0',
   id: 0,
   method: 'initialize',
@@ -48,7 +48,7 @@ const LEGACY_INITIALIZE = {
 } as const;
 
 /** A request of the stateless era. */
-function modern(id: JsonRpcId, method: string, params: JsonObject = {}, envelope: JsonObject = ENVELOPE): JsonObject {
+function stateless(id: JsonRpcId, method: string, params: JsonObject = {}, envelope: JsonObject = ENVELOPE): JsonObject {
   return { jsonrpc: '2.0', id, method, params: { ...params, _meta: envelope } };
 }
 
@@ -114,9 +114,9 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-function bridgeFactory(): () => ModernBridge {
+function bridgeFactory(): () => EraBridge {
   const codec = new RequestStateCodec({ ttlMs: 60_000 });
-  return () => new ModernBridge({ ...MODERN_BRIDGE_DEFAULTS, codec, principal: '', supportedVersions: SERVED_PROTOCOL_VERSIONS, log: silentLogger });
+  return () => new EraBridge({ ...ERA_BRIDGE_DEFAULTS, codec, principal: '', supportedVersions: SERVED_VERSIONS, log: silentLogger });
 }
 
 /** A gate on a StreamTransport over in-memory streams, with the test as its session. */
@@ -170,13 +170,13 @@ async function answerHandshake(w: Wire, result: JsonObject = INITIALIZE_RESULT):
 describe('StdioEraGate: a client of the session era', () => {
   test('a claim-less initialize first pins the session era: it and what follows reach the session untouched, both ways', async () => {
     const w = await wire();
-    w.write(LEGACY_INITIALIZE);
-    assert.deepEqual(await w.upRequest('initialize'), LEGACY_INITIALIZE);
-    assert.equal(w.gate.era, 'legacy');
+    w.write(SESSION_ERA_INITIALIZE);
+    assert.deepEqual(await w.upRequest('initialize'), SESSION_ERA_INITIALIZE);
+    assert.equal(w.gate.era, 'session');
     w.down({ jsonrpc: '2.0', id: 0, result: INITIALIZE_RESULT });
     assert.deepEqual(await w.answer(0), { jsonrpc: '2.0', id: 0, result: INITIALIZE_RESULT });
     // A later message claiming the stateless era is just a message of this session.
-    const late = modern(1, 'tools/list');
+    const late = stateless(1, 'tools/list');
     w.write(late);
     assert.deepEqual(await w.upRequest('tools/list'), late);
     // Server→client requests and notifications go out as they are.
@@ -195,14 +195,14 @@ describe('StdioEraGate: a client of the session era', () => {
       w.write(first);
       await w.up.find(() => true, `the first message ${JSON.stringify(first)}`);
       assert.deepEqual(w.up.items, [first]);
-      assert.equal(w.gate.era, 'legacy', JSON.stringify(first));
+      assert.equal(w.gate.era, 'session', JSON.stringify(first));
     }
   });
 
   test('malformed lines are the session\'s to answer, as without the gate (the same error and line), before and after the era is chosen', async () => {
     const w = await wire();
     const bare = await bareTransport();
-    for (const target of [w, bare]) target.write('{not json', LEGACY_INITIALIZE, '{"jsonrpc":"2.0",', '\u00ff\u00fe');
+    for (const target of [w, bare]) target.write('{not json', SESSION_ERA_INITIALIZE, '{"jsonrpc":"2.0",', '\u00ff\u00fe');
     await w.upRequest('initialize');
     await bare.up.find((m) => m.method === 'initialize', 'the bare initialize');
     await settle();
@@ -212,12 +212,12 @@ describe('StdioEraGate: a client of the session era', () => {
       bare.malformed.map(({ error, line }) => ({ error: error.toJSON(), line })),
     );
     assert.equal(w.text(), '', 'the gate writes nothing itself');
-    assert.equal(w.gate.era, 'legacy');
+    assert.equal(w.gate.era, 'session');
   });
 
   test('a whole session-era conversation through serveStdio is byte for byte what a Session without the gate writes', async () => {
     const script = [
-      JSON.stringify(LEGACY_INITIALIZE),
+      JSON.stringify(SESSION_ERA_INITIALIZE),
       '{"jsonrpc":"2.0","method":"notifications/initialized"}',
       '{not json',
       '[]',
@@ -237,10 +237,10 @@ describe('StdioEraGate: a client of the session era', () => {
 describe('StdioEraGate: a client of the stateless era', () => {
   test('a first request that claims 2026-07-28 pins the stateless era: the session sees the bridge\'s handshake and the request without its envelope', async () => {
     const w = await wire();
-    w.write(modern(1, 'tools/list', { cursor: 'c' }));
+    w.write(stateless(1, 'tools/list', { cursor: 'c' }));
     const initialize = await w.upRequest('initialize');
     assert.deepEqual((initialize.params as JsonObject).capabilities, { elicitation: {} });
-    assert.equal(w.gate.era, 'modern');
+    assert.equal(w.gate.era, 'stateless');
     w.down({ jsonrpc: '2.0', id: initialize.id as number, result: INITIALIZE_RESULT });
     const list = await w.upRequest('tools/list');
     assert.deepEqual(list.params, { cursor: 'c' });
@@ -251,7 +251,7 @@ describe('StdioEraGate: a client of the stateless era', () => {
 
   test('an unsupported version is -32022 with the supported list and the requested one, and decides nothing', async () => {
     const w = await wire();
-    w.write(modern('v', 'tools/list', {}, { ...ENVELOPE, [MODERN_META.protocolVersion]: '2099-01-01' }));
+    w.write(stateless('v', 'tools/list', {}, { ...ENVELOPE, [ENVELOPE_META.protocolVersion]: '2099-01-01' }));
     const refused = await w.answer('v');
     assert.equal((refused.error as JsonObject).code, ErrorCode.UnsupportedProtocolVersion);
     const data = (refused.error as JsonObject).data as JsonObject;
@@ -260,14 +260,14 @@ describe('StdioEraGate: a client of the stateless era', () => {
     assert.equal(w.gate.era, undefined);
     assert.deepEqual(w.up.items, []);
     // The client may still choose the session era.
-    w.write(LEGACY_INITIALIZE);
-    assert.deepEqual(await w.upRequest('initialize'), LEGACY_INITIALIZE);
-    assert.equal(w.gate.era, 'legacy');
+    w.write(SESSION_ERA_INITIALIZE);
+    assert.deepEqual(await w.upRequest('initialize'), SESSION_ERA_INITIALIZE);
+    assert.equal(w.gate.era, 'session');
   });
 
   test('an invalid envelope on the first request is -32602 and decides nothing', async () => {
     const w = await wire();
-    w.write({ jsonrpc: '2.0', id: 'e', method: 'tools/list', params: { _meta: { [MODERN_META.protocolVersion]: '2026-07-28' } } });
+    w.write({ jsonrpc: '2.0', id: 'e', method: 'tools/list', params: { _meta: { [ENVELOPE_META.protocolVersion]: '2026-07-28' } } });
     const refused = await w.answer('e');
     assert.equal((refused.error as JsonObject).code, ErrorCode.InvalidParams);
     assert.equal(w.gate.era, undefined);
@@ -275,9 +275,9 @@ describe('StdioEraGate: a client of the stateless era', () => {
 
   test('a batch is -32600 (the stateless era has none)', async () => {
     const w = await wire();
-    w.write(modern(1, 'tools/list'));
+    w.write(stateless(1, 'tools/list'));
     await answerHandshake(w);
-    w.write([modern(2, 'tools/list'), modern(3, 'tools/list')]);
+    w.write([stateless(2, 'tools/list'), stateless(3, 'tools/list')]);
     const refused = await w.answer(null);
     assert.equal((refused.error as JsonObject).code, ErrorCode.InvalidRequest);
     await settle();
@@ -286,20 +286,20 @@ describe('StdioEraGate: a client of the stateless era', () => {
 
   test('a request without the envelope is -32602 naming what is missing; a claim-less initialize too', async () => {
     const w = await wire();
-    w.write(modern(1, 'tools/list'));
+    w.write(stateless(1, 'tools/list'));
     await answerHandshake(w);
-    w.write({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { ...LEGACY_INITIALIZE, id: 3 });
+    w.write({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { ...SESSION_ERA_INITIALIZE, id: 3 });
     for (const id of [2, 3]) {
       const error = (await w.answer(id)).error as JsonObject;
       assert.equal(error.code, ErrorCode.InvalidParams);
       assert.deepEqual((error.data as JsonObject).envelope, { missing: ['_meta'] });
     }
-    assert.equal(w.gate.era, 'modern');
+    assert.equal(w.gate.era, 'stateless');
   });
 
   test('notifications/cancelled cancels the request upstream (under the id the session knows)', async () => {
     const w = await wire();
-    w.write(modern(7, 'tools/call', { name: 'slow', arguments: {} }));
+    w.write(stateless(7, 'tools/call', { name: 'slow', arguments: {} }));
     await answerHandshake(w);
     const call = await w.upRequest('tools/call');
     w.write({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'enough' } });
@@ -312,7 +312,7 @@ describe('StdioEraGate: a client of the stateless era', () => {
 
   test('a malformed line is answered -32700 with id null by the gate, not handed to the session', async () => {
     const w = await wire();
-    w.write(modern(1, 'tools/list'));
+    w.write(stateless(1, 'tools/list'));
     await answerHandshake(w);
     w.write('{oops');
     const refused = await w.answer(null);
@@ -322,7 +322,7 @@ describe('StdioEraGate: a client of the stateless era', () => {
 
   test('an invalid message is answered with its id; a stray response is dropped', async () => {
     const w = await wire();
-    w.write(modern(1, 'tools/list'));
+    w.write(stateless(1, 'tools/list'));
     await answerHandshake(w);
     w.write({ jsonrpc: '1.0', id: 'bad', method: 'tools/list' }, { jsonrpc: '2.0', id: 99, result: {} });
     assert.equal(((await w.answer('bad')).error as JsonObject).code, ErrorCode.InvalidRequest);
@@ -334,32 +334,32 @@ describe('StdioEraGate: a client of the stateless era', () => {
 describe('StdioEraGate: a server/discover probe does not decide', () => {
   test('the probe is answered from a handshake; a claim-less initialize after it is answered from that handshake, and the session era goes on', async () => {
     const w = await wire();
-    w.write(modern('server-discover-probe-1', 'server/discover'));
+    w.write(stateless('server-discover-probe-1', 'server/discover'));
     await answerHandshake(w);
     const discovered = await w.answer('server-discover-probe-1');
-    assert.deepEqual((discovered.result as JsonObject).supportedVersions, [...SERVED_PROTOCOL_VERSIONS]);
+    assert.deepEqual((discovered.result as JsonObject).supportedVersions, [...SERVED_VERSIONS]);
     assert.equal(w.gate.era, undefined, 'a probe does not pin');
-    w.write(LEGACY_INITIALIZE);
+    w.write(SESSION_ERA_INITIALIZE);
     // At the version the client asked for (the chain serves it).
-    assert.deepEqual(await w.answer(0), { jsonrpc: '2.0', id: 0, result: { ...INITIALIZE_RESULT, protocolVersion: LEGACY_INITIALIZE.params.protocolVersion } });
-    assert.equal(w.gate.era, 'legacy');
+    assert.deepEqual(await w.answer(0), { jsonrpc: '2.0', id: 0, result: { ...INITIALIZE_RESULT, protocolVersion: SESSION_ERA_INITIALIZE.params.protocolVersion } });
+    assert.equal(w.gate.era, 'session');
     assert.equal(w.up.items.filter((m) => m.method === 'initialize').length, 1, 'the session is not initialized twice');
     w.write({ jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const list = await w.upRequest('tools/list');
     assert.deepEqual(list, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     w.down({ jsonrpc: '2.0', id: 1, result: { tools: [] } });
-    assert.deepEqual(await w.answer(1), { jsonrpc: '2.0', id: 1, result: { tools: [] } }, 'legacy results are not decorated');
+    assert.deepEqual(await w.answer(1), { jsonrpc: '2.0', id: 1, result: { tools: [] } }, 'session-era results are not decorated');
   });
 
   test('the initialize after a probe is answered at the protocol version the client asked for (the chain serves it)', async () => {
     const w = await wire();
-    w.write(modern('probe', 'server/discover'));
+    w.write(stateless('probe', 'server/discover'));
     await answerHandshake(w);
     await w.answer('probe');
-    w.write(LEGACY_INITIALIZE);
+    w.write(SESSION_ERA_INITIALIZE);
     const result = (await w.answer(0)).result as JsonObject;
     // 2025-11-25 basic/lifecycle: "If the server supports the requested protocol version, it MUST respond with the same version."
-    assert.equal(result.protocolVersion, LEGACY_INITIALIZE.params.protocolVersion);
+    assert.equal(result.protocolVersion, SESSION_ERA_INITIALIZE.params.protocolVersion);
   });
 
   test('through serveStdio: probe, initialize, initialized, then the session era works as usual', async () => {
@@ -373,9 +373,9 @@ describe('StdioEraGate: a server/discover probe does not decide', () => {
     closers.push(() => front.close());
     const write = (message: JsonObject): void => void input.write(`${JSON.stringify(message)}\n`);
     const answer = (id: JsonRpcId): Promise<JsonObject> => out.find((m) => m.id === id, `the answer to ${String(id)}`);
-    write(modern('probe', 'server/discover'));
+    write(stateless('probe', 'server/discover'));
     assert.equal(((await answer('probe')).result as JsonObject).resultType, 'complete');
-    write(LEGACY_INITIALIZE);
+    write(SESSION_ERA_INITIALIZE);
     const initialized = (await answer(0)).result as JsonObject;
     assert.deepEqual(initialized.serverInfo, { name: 'gate-test', version: '1.0.0' });
     write({ jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -385,9 +385,9 @@ describe('StdioEraGate: a server/discover probe does not decide', () => {
 
   test('an initialize that comes while the probe is still being answered is refused, to be tried again', async () => {
     const w = await wire();
-    w.write(modern('probe', 'server/discover'));
+    w.write(stateless('probe', 'server/discover'));
     await w.upRequest('initialize');
-    w.write(LEGACY_INITIALIZE);
+    w.write(SESSION_ERA_INITIALIZE);
     const refused = await w.answer(0);
     assert.equal((refused.error as JsonObject).code, ErrorCode.InvalidRequest);
     assert.equal(w.gate.era, undefined);
@@ -395,12 +395,12 @@ describe('StdioEraGate: a server/discover probe does not decide', () => {
 
   test('a stateless request after the probe pins the stateless era, on the probe\'s handshake', async () => {
     const w = await wire();
-    w.write(modern('probe', 'server/discover'));
+    w.write(stateless('probe', 'server/discover'));
     await answerHandshake(w);
     await w.answer('probe');
-    w.write(modern(1, 'tools/list'));
+    w.write(stateless(1, 'tools/list'));
     const list = await w.upRequest('tools/list');
-    assert.equal(w.gate.era, 'modern');
+    assert.equal(w.gate.era, 'stateless');
     w.down({ jsonrpc: '2.0', id: list.id as number, result: { tools: [] } });
     assert.equal(((await w.answer(1)).result as JsonObject).resultType, 'complete');
     assert.equal(w.up.items.filter((m) => m.method === 'initialize').length, 1);

@@ -1,5 +1,5 @@
 import { ErrorCode } from '../errors/error-code.js';
-import type { JsonObject } from './modern-envelope.js';
+import type { JsonObject } from '../message/jsonrpc.js';
 
 /**
  * The methods whose complete results carry caching hints (`ttlMs`, `cacheScope`): 2026-07-28
@@ -27,11 +27,11 @@ export interface CacheHints {
 /** The per-response `_meta` key of the server's identity. */
 export const SERVER_INFO_META = 'io.modelcontextprotocol/serverInfo';
 
-/** The name and version a legacy `initialize` result gets when the modern server did not say who it is. */
+/** The name and version a session-era `initialize` result gets when the stateless-era server did not say who it is. */
 const UNKNOWN_SERVER: JsonObject = { name: 'unknown', version: '0.0.0' };
 
 /**
- * A legacy result for a modern client: `resultType: 'complete'` added when absent (kept when present),
+ * A session-era result for a stateless-era client: `resultType: 'complete'` added when absent (kept when present),
  * and for CACHEABLE_METHODS `ttlMs`/`cacheScope` set from `hints` when absent or invalid
  * (ttlMs must be an integer >= 0; cacheScope one of the two). A negative integer `ttlMs` becomes 0
  * (the spec's reading of it) rather than the hint, so a bridge never lengthens what the server
@@ -39,16 +39,16 @@ const UNKNOWN_SERVER: JsonObject = { name: 'unknown', version: '0.0.0' };
  * same object when nothing changes, otherwise a new object with the added keys LAST (`{ ...result,
  * ... }`: a key that was there but invalid keeps its place). Never mutates `result`.
  */
-export function toModernResult(method: string, result: JsonObject, hints: CacheHints): JsonObject {
-  const added = modernResultAdditions(method, result, hints);
+export function toStatelessResult(method: string, result: JsonObject, hints: CacheHints): JsonObject {
+  const added = statelessResultAdditions(method, result, hints);
   return added === undefined ? result : { ...result, ...added };
 }
 
 /**
- * What {@link toModernResult} adds to `result` (undefined: nothing), read without copying it: a
+ * What {@link toStatelessResult} adds to `result` (undefined: nothing), read without copying it: a
  * caller that keeps a large result as its bytes adds these to the bytes.
  */
-export function modernResultAdditions(method: string, result: JsonObject, hints: CacheHints): JsonObject | undefined {
+export function statelessResultAdditions(method: string, result: JsonObject, hints: CacheHints): JsonObject | undefined {
   const added: JsonObject = {};
   let resultType = result.resultType;
   if (resultType === undefined) {
@@ -64,7 +64,7 @@ export function modernResultAdditions(method: string, result: JsonObject, hints:
 }
 
 /**
- * A legacy error for a modern client. Retired codes MUST NOT reach it:
+ * A session-era error for a stateless-era client. Retired codes MUST NOT reach it:
  * -32002 (resource not found) becomes -32602 with `data.uri` (from the error's data.uri, else from
  * `requestParams.uri` when a string), message kept; -32042 (URL elicitation required) becomes
  * -32603 with the original data kept under `data` and a message saying a URL elicitation is required
@@ -75,7 +75,7 @@ export function modernResultAdditions(method: string, result: JsonObject, hints:
  * For -32002: an object `data` keeps its other keys; a `data` that is not an object is replaced by
  * `{ uri }` when a uri is known, and kept as it is when none is.
  */
-export function toModernError(
+export function toStatelessError(
   error: { code: number; message: string; data?: unknown },
   requestParams: JsonObject | undefined,
 ): { code: number; message: string; data?: unknown } {
@@ -87,18 +87,18 @@ export function toModernError(
     const said = typeof message === 'string' && message !== '' ? `: ${message}` : '';
     return { code: ErrorCode.InternalError, message: `URL elicitation required${said}`, ...withData(data) };
   }
-  if (isReservedRange(code) && !MODERN_DEFINED_CODES.has(code)) {
+  if (isReservedRange(code) && !STATELESS_DEFINED_CODES.has(code)) {
     return { code: ErrorCode.InternalError, message, ...withData(data) };
   }
   return error;
 }
 
 /**
- * The `server/discover` result (schema DiscoverResult) built from a legacy `initialize` result:
+ * The `server/discover` result (schema DiscoverResult) built from a session-era `initialize` result:
  * resultType 'complete', supportedVersions, capabilities (from the result, `{}` if absent or not an
  * object), instructions (only when a string), `_meta["io.modelcontextprotocol/serverInfo"]`
  * (from result.serverInfo when an object; any other `_meta` keys of the result are kept), ttlMs, cacheScope.
- * serverInfo is NOT left in the body. The legacy `protocolVersion` and any other key are dropped;
+ * serverInfo is NOT left in the body. The session era's `protocolVersion` and any other key are dropped;
  * `_meta` is there only when it has something in it.
  */
 export function discoverResultFrom(
@@ -121,12 +121,12 @@ export function discoverResultFrom(
 }
 
 /**
- * The reverse, for a legacy client in front of a modern upstream (a later phase uses it): an
+ * The reverse, for a session-era client in front of a stateless-era upstream (a later phase uses it): an
  * `initialize` result from a DiscoverResult, at `protocolVersion`: capabilities, serverInfo (from
  * `_meta[SERVER_INFO_META]`, else `{ name: 'unknown', version: '0.0.0' }`), instructions when a string.
  * No resultType/ttlMs/cacheScope/supportedVersions in it.
  *
- * The serverInfo is taken only when it is an object with a string `name` and `version` (a legacy
+ * The serverInfo is taken only when it is an object with a string `name` and `version` (a session-era
  * client's schema requires both, and would refuse the whole result otherwise). Other `_meta` keys
  * of the discover result are kept in the result's `_meta`.
  */
@@ -173,7 +173,7 @@ export function cacheHintsOf(result: JsonObject): CacheHints | undefined {
 const URL_ELICITATION_REQUIRED = -32042;
 
 /** The codes of -32020..-32099 that 2026-07-28 defines; any other code of the range MUST NOT be emitted. */
-const MODERN_DEFINED_CODES: ReadonlySet<number> = new Set([
+const STATELESS_DEFINED_CODES: ReadonlySet<number> = new Set([
   ErrorCode.HeaderMismatch,
   ErrorCode.MissingRequiredClientCapability,
   ErrorCode.UnsupportedProtocolVersion,

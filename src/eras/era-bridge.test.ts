@@ -7,12 +7,12 @@ import { afterEach, describe, test } from 'node:test';
 import { ErrorCode } from '../errors/error-code.js';
 import { silentLogger } from '../log/stderr-logger.js';
 import type { JsonObject, JsonRpcId, JsonRpcNotification, JsonRpcResponse } from '../message/jsonrpc.js';
-import { CLIENT_ERA_META, MODERN_META, MODERN_PROTOCOL_VERSIONS, readModernEnvelope } from '../protocol/modern-envelope.js';
-import { SERVER_INFO_META } from '../protocol/modern-results.js';
-import { RequestStateCodec } from '../protocol/request-state.js';
-import { LATEST_PROTOCOL_VERSION } from '../spec/versions.js';
+import { CLIENT_ERA_META, ENVELOPE_META, readStatelessEnvelope } from './stateless-envelope.js';
+import { SERVER_INFO_META } from './stateless-results.js';
+import { RequestStateCodec } from './request-state.js';
+import { LATEST_SESSION_ERA_VERSION, SERVED_VERSIONS, STATELESS_ERA_VERSIONS } from './versions.js';
 import { withDeadline } from '../testing/with-deadline.js';
-import { MODERN_BRIDGE_DEFAULTS, ModernBridge, type ModernBridgeOptions, SERVED_PROTOCOL_VERSIONS } from './modern-bridge.js';
+import { ERA_BRIDGE_DEFAULTS, EraBridge, type EraBridgeOptions } from './era-bridge.js';
 
 /** Every wait of this file: a safety net, never a timing. */
 const WAIT_MS = 5_000;
@@ -26,7 +26,7 @@ const ALL_CAPABILITIES: JsonObject = { sampling: {}, elicitation: { form: {} }, 
 
 /** The upstream's answer to the bridge's `initialize`. */
 const INITIALIZE_RESULT: JsonObject = {
-  protocolVersion: LATEST_PROTOCOL_VERSION,
+  protocolVersion: LATEST_SESSION_ERA_VERSION,
   capabilities: {
     tools: { listChanged: true },
     resources: { subscribe: true, listChanged: true },
@@ -39,9 +39,9 @@ const INITIALIZE_RESULT: JsonObject = {
 /** A request's `_meta`: the 2026-07-28 envelope, and whatever else the test adds. */
 function meta(capabilities: JsonObject = ALL_CAPABILITIES, extra: JsonObject = {}): JsonObject {
   return {
-    [MODERN_META.protocolVersion]: '2026-07-28',
-    [MODERN_META.clientCapabilities]: capabilities,
-    [MODERN_META.clientInfo]: CLIENT_INFO,
+    [ENVELOPE_META.protocolVersion]: '2026-07-28',
+    [ENVELOPE_META.clientCapabilities]: capabilities,
+    [ENVELOPE_META.clientInfo]: CLIENT_INFO,
     ...extra,
   };
 }
@@ -59,7 +59,7 @@ class SessionSide {
   readonly all: JsonObject[] = [];
   readonly #waiters = new Set<() => void>();
 
-  constructor(bridge: ModernBridge) {
+  constructor(bridge: EraBridge) {
     bridge.onmessage = (value) => {
       const message = structuredClone(value) as JsonObject;
       this.unread.push(message);
@@ -125,7 +125,7 @@ interface Sent {
 }
 
 interface Rig {
-  readonly bridge: ModernBridge;
+  readonly bridge: EraBridge;
   readonly session: SessionSide;
   readonly clock: { now: number };
   readonly codec: RequestStateCodec;
@@ -139,7 +139,7 @@ interface Rig {
   ask(id: JsonRpcId, method: string, params: JsonObject | undefined, relatedTo?: JsonRpcId): void;
 }
 
-const rigs: ModernBridge[] = [];
+const rigs: EraBridge[] = [];
 afterEach(async () => {
   for (const bridge of rigs.splice(0)) await bridge.close();
 });
@@ -150,13 +150,13 @@ function sharedCodec(): { codec: RequestStateCodec; clock: { now: number } } {
   return { clock, codec: new RequestStateCodec({ key: KEY, ttlMs: 60_000, now: () => clock.now }) };
 }
 
-function rig(options: Partial<ModernBridgeOptions> = {}, shared?: { codec: RequestStateCodec; clock: { now: number } }): Rig {
+function rig(options: Partial<EraBridgeOptions> = {}, shared?: { codec: RequestStateCodec; clock: { now: number } }): Rig {
   const { clock, codec } = shared ?? sharedCodec();
-  const bridge = new ModernBridge({
-    ...MODERN_BRIDGE_DEFAULTS,
+  const bridge = new EraBridge({
+    ...ERA_BRIDGE_DEFAULTS,
     codec,
     principal: '',
-    supportedVersions: SERVED_PROTOCOL_VERSIONS,
+    supportedVersions: SERVED_VERSIONS,
     log: silentLogger,
     ...options,
   });
@@ -164,7 +164,7 @@ function rig(options: Partial<ModernBridgeOptions> = {}, shared?: { codec: Reque
   const session = new SessionSide(bridge);
   const send = (id: JsonRpcId, method: string, params: JsonObject = {}): Sent => {
     const full: JsonObject = '_meta' in params ? params : { ...params, _meta: meta() };
-    const envelope = readModernEnvelope(full, MODERN_PROTOCOL_VERSIONS);
+    const envelope = readStatelessEnvelope(full, STATELESS_ERA_VERSIONS);
     const pushes: JsonRpcNotification[] = [];
     const answers: JsonRpcResponse[] = [];
     const wakes = new Set<() => void>();
@@ -273,14 +273,14 @@ function retry(r: Rig, id: JsonRpcId, state: unknown, inputResponses: JsonObject
 
 const ACCEPT = { action: 'accept', content: { name: 'Ada' } };
 
-describe('ModernBridge: the handshake it makes for the client', () => {
+describe('EraBridge: the handshake it makes for the client', () => {
   test('the first request makes the session handshake with its capabilities and client info, then goes on', async () => {
     const r = rig();
     const capabilities = { sampling: {}, roots: { listChanged: true } };
     const sent = r.send(1, 'tools/list', { _meta: meta(capabilities) });
     const initialize = await r.handshake();
     // The note of the client's era is for the upstream connection (which removes it), not for the server.
-    assert.deepEqual(initialize.params, { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities, clientInfo: CLIENT_INFO, _meta: { [CLIENT_ERA_META]: '2026-07-28' } });
+    assert.deepEqual(initialize.params, { protocolVersion: LATEST_SESSION_ERA_VERSION, capabilities, clientInfo: CLIENT_INFO, _meta: { [CLIENT_ERA_META]: '2026-07-28' } });
     const list = await r.session.request('tools/list');
     r.answer(list, { tools: [] });
     assert.equal(resultOf(await sent.answered()).resultType, 'complete');
@@ -304,7 +304,7 @@ describe('ModernBridge: the handshake it makes for the client', () => {
 
   test('a request without clientInfo still handshakes, under a name of the chain', async () => {
     const r = rig();
-    r.send(1, 'tools/list', { _meta: { [MODERN_META.protocolVersion]: '2026-07-28', [MODERN_META.clientCapabilities]: {} } });
+    r.send(1, 'tools/list', { _meta: { [ENVELOPE_META.protocolVersion]: '2026-07-28', [ENVELOPE_META.clientCapabilities]: {} } });
     const initialize = await r.session.request('initialize');
     const params = initialize.params as JsonObject;
     assert.deepEqual(params.capabilities, {});
@@ -326,7 +326,7 @@ describe('ModernBridge: the handshake it makes for the client', () => {
   });
 });
 
-describe('ModernBridge: server/discover', () => {
+describe('EraBridge: server/discover', () => {
   test('is answered from the handshake: versions of both eras, capabilities, serverInfo in _meta, instructions, cache hints', async () => {
     const r = rig({ cacheHints: { ttlMs: 1_000, cacheScope: 'public' } });
     const sent = r.send('probe', 'server/discover');
@@ -335,20 +335,20 @@ describe('ModernBridge: server/discover', () => {
     assert.equal(response.id, 'probe');
     assert.deepEqual(resultOf(response), {
       resultType: 'complete',
-      supportedVersions: [...SERVED_PROTOCOL_VERSIONS],
+      supportedVersions: [...SERVED_VERSIONS],
       capabilities: INITIALIZE_RESULT.capabilities,
       instructions: 'Be kind.',
       _meta: { [SERVER_INFO_META]: INITIALIZE_RESULT.serverInfo },
       ttlMs: 1_000,
       cacheScope: 'public',
     });
-    assert.ok(SERVED_PROTOCOL_VERSIONS.includes('2026-07-28') && SERVED_PROTOCOL_VERSIONS.includes('2025-11-25'));
+    assert.ok(SERVED_VERSIONS.includes('2026-07-28') && SERVED_VERSIONS.includes('2025-11-25'));
     await settle();
     assert.deepEqual(r.session.unread, [], 'discover is not forwarded');
   });
 });
 
-describe('ModernBridge: requests forwarded to the session', () => {
+describe('EraBridge: requests forwarded to the session', () => {
   test('lose the envelope; other _meta keys (progressToken, the client\'s own) are kept', async () => {
     const r = rig();
     r.send(1, 'tools/call', { name: 'echo', arguments: { text: 'x' }, _meta: meta(ALL_CAPABILITIES, { progressToken: 7, 'example.com/trace': 'abc' }) });
@@ -365,7 +365,7 @@ describe('ModernBridge: requests forwarded to the session', () => {
     assert.deepEqual((await r.session.request('tools/list')).params, { cursor: 'c2' });
   });
 
-  test('inputResponses and requestState are never forwarded (a legacy server knows neither)', async () => {
+  test('inputResponses and requestState are never forwarded (a session-era server knows neither)', async () => {
     const r = rig();
     r.send(1, 'tools/call', { name: 'echo', arguments: {}, inputResponses: { x: { action: 'decline' } } });
     r.send(2, 'completion/complete', { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'a', value: 'b' }, requestState: 'whatever' });
@@ -402,7 +402,7 @@ describe('ModernBridge: requests forwarded to the session', () => {
     assert.deepEqual(resultOf(await list.answered()), { prompts: [], ttlMs: 30_000, cacheScope: 'public', resultType: 'complete' });
   });
 
-  test('a legacy "resource not found" (-32002) becomes -32602 with data.uri, under the client\'s id', async () => {
+  test('a session-era "resource not found" (-32002) becomes -32602 with data.uri, under the client\'s id', async () => {
     const r = rig();
     const read = r.send('r1', 'resources/read', { uri: 'a://missing' });
     await r.handshake();
@@ -438,7 +438,7 @@ describe('ModernBridge: requests forwarded to the session', () => {
 
   test('an unknown log level is -32602, and the request goes nowhere', async () => {
     const r = rig();
-    const sent = r.send(4, 'tools/list', { _meta: meta(ALL_CAPABILITIES, { [MODERN_META.logLevel]: 'verbose' }) });
+    const sent = r.send(4, 'tools/list', { _meta: meta(ALL_CAPABILITIES, { [ENVELOPE_META.logLevel]: 'verbose' }) });
     const response = await sent.answered();
     assert.equal(response.id, 4);
     assert.equal(errorOf(response).code, ErrorCode.InvalidParams);
@@ -447,7 +447,7 @@ describe('ModernBridge: requests forwarded to the session', () => {
   });
 });
 
-describe('ModernBridge: a server→client request during a call becomes input_required', () => {
+describe('EraBridge: a server→client request during a call becomes input_required', () => {
   test('the call is answered input_required: inputRequests by key ({method, params}, no jsonrpc or id) and a sealed requestState', async () => {
     const r = rig();
     const promise = parkedCall(r, 'c1', 's1');
@@ -613,7 +613,7 @@ describe('ModernBridge: a server→client request during a call becomes input_re
   });
 });
 
-describe('ModernBridge: the client\'s capabilities gate what it is asked', () => {
+describe('EraBridge: the client\'s capabilities gate what it is asked', () => {
   test('a request the call did not declare the capability for is refused to the server, and the call goes on', async () => {
     const r = rig();
     const call = startCall(r, 'c1', { q: 'hi' }, { elicitation: {} });
@@ -674,7 +674,7 @@ describe('ModernBridge: the client\'s capabilities gate what it is asked', () =>
   });
 });
 
-describe('ModernBridge: a requestState that cannot resume a call is -32602, under the retry\'s id', () => {
+describe('EraBridge: a requestState that cannot resume a call is -32602, under the retry\'s id', () => {
   /** The error the retry got, checked to be -32602 under its id. */
   async function refusedRetry(sent: Sent): Promise<{ code: number; message: string; data?: unknown }> {
     const response = await sent.answered();
@@ -791,7 +791,7 @@ describe('ModernBridge: a requestState that cannot resume a call is -32602, unde
   });
 });
 
-describe('ModernBridge: a URL elicitation required error (-32042) of the session era', () => {
+describe('EraBridge: a URL elicitation required error (-32042) of the session era', () => {
   const LOGIN = { mode: 'url', elicitationId: 'login-1', url: 'https://as.example/authorize?state=x', message: 'Log in to remote' };
   const URL_CAPABLE: JsonObject = { elicitation: { url: {} } };
 
@@ -831,7 +831,7 @@ describe('ModernBridge: a URL elicitation required error (-32042) of the session
   });
 });
 
-describe('ModernBridge: a call the client never comes back for', () => {
+describe('EraBridge: a call the client never comes back for', () => {
   test('after inputTimeoutMs it is cancelled upstream (its internal id) and the server\'s request is answered with an error', async () => {
     const r = rig({ inputTimeoutMs: 30 });
     const promise = parkedCall(r, 'c1', 's1');
@@ -877,7 +877,7 @@ describe('ModernBridge: a call the client never comes back for', () => {
   });
 });
 
-describe('ModernBridge: cancellation', () => {
+describe('EraBridge: cancellation', () => {
   test('cancelling a call sends notifications/cancelled upstream with its internal id, and it gets no answer', async () => {
     const r = rig();
     const call = startCall(r, 'c1');
@@ -914,7 +914,7 @@ describe('ModernBridge: cancellation', () => {
   });
 });
 
-describe('ModernBridge: subscriptions/listen', () => {
+describe('EraBridge: subscriptions/listen', () => {
   /** A listen of the client, once the handshake is done. */
   async function listening(r: Rig, id: JsonRpcId, notifications: JsonObject): Promise<Sent> {
     const sent = r.send(id, 'subscriptions/listen', { notifications });
@@ -1007,7 +1007,7 @@ describe('ModernBridge: subscriptions/listen', () => {
   });
 });
 
-describe('ModernBridge: close()', () => {
+describe('EraBridge: close()', () => {
   test('answers the calls in flight (-32000, under their client ids) and ends the listens with their result', async () => {
     const r = rig();
     const parked = parkedCall(r, 'c1', 's1');
@@ -1033,10 +1033,10 @@ describe('ModernBridge: close()', () => {
   });
 });
 
-describe('ModernBridge: log messages and progress belong to their request', () => {
+describe('EraBridge: log messages and progress belong to their request', () => {
   test('a request naming a log level sets the session\'s level before it is forwarded', async () => {
     const r = rig();
-    r.send('c1', 'tools/call', { name: 'echo', arguments: {}, _meta: meta(ALL_CAPABILITIES, { [MODERN_META.logLevel]: 'warning' }) });
+    r.send('c1', 'tools/call', { name: 'echo', arguments: {}, _meta: meta(ALL_CAPABILITIES, { [ENVELOPE_META.logLevel]: 'warning' }) });
     await r.handshake();
     const setLevel = await r.session.request('logging/setLevel');
     assert.deepEqual(setLevel.params, { level: 'warning' });
@@ -1046,7 +1046,7 @@ describe('ModernBridge: log messages and progress belong to their request', () =
 
   test('log messages go only to a request that named a level, at or above it', async () => {
     const r = rig();
-    const loud = r.send('c1', 'tools/call', { name: 'echo', arguments: {}, _meta: meta(ALL_CAPABILITIES, { [MODERN_META.logLevel]: 'warning' }) });
+    const loud = r.send('c1', 'tools/call', { name: 'echo', arguments: {}, _meta: meta(ALL_CAPABILITIES, { [ENVELOPE_META.logLevel]: 'warning' }) });
     const quiet = r.send('c2', 'tools/call', { name: 'echo', arguments: {} });
     await r.handshake();
     r.answer(await r.session.request('logging/setLevel'), {});
@@ -1068,7 +1068,7 @@ describe('ModernBridge: log messages and progress belong to their request', () =
 
   test('the session level is set only when it changes, and never when the upstream does not log', async () => {
     const r = rig();
-    const level = { _meta: meta(ALL_CAPABILITIES, { [MODERN_META.logLevel]: 'info' }) };
+    const level = { _meta: meta(ALL_CAPABILITIES, { [ENVELOPE_META.logLevel]: 'info' }) };
     r.send('c1', 'tools/list', level);
     await r.handshake();
     r.answer(await r.session.request('logging/setLevel'), {});

@@ -5,11 +5,12 @@ import { McpError } from '../../errors/mcp-error.js';
 import type { Logger } from '../../log/logger.js';
 import type { JsonRpcRequest, JsonRpcResponse } from '../../message/jsonrpc.js';
 import { classifyMessage } from '../../message/parse-message.js';
-import { claimsModernEra, MODERN_PROTOCOL_VERSIONS, readModernEnvelope, type ModernEnvelope } from '../../protocol/modern-envelope.js';
-import { checkModernHeaders } from '../../protocol/modern-headers.js';
-import { checkParamHeaders } from '../../protocol/param-headers.js';
-import { requestDigest, type RequestStateCodec } from '../../protocol/request-state.js';
-import { ModernBridge, MODERN_BRIDGE_DEFAULTS, SERVED_PROTOCOL_VERSIONS } from '../../session/modern-bridge.js';
+import { claimsStatelessEra, readStatelessEnvelope, type StatelessEnvelope } from '../../eras/stateless-envelope.js';
+import { checkStatelessHeaders } from '../../eras/stateless-headers.js';
+import { checkParamHeaders } from '../../eras/param-headers.js';
+import { requestDigest, type RequestStateCodec } from '../../eras/request-state.js';
+import { EraBridge, ERA_BRIDGE_DEFAULTS } from '../../eras/era-bridge.js';
+import { isStatelessEraVersion, SERVED_VERSIONS, STATELESS_ERA_VERSIONS } from '../../eras/versions.js';
 import { Session, type SessionOptions } from '../../session/session.js';
 import type { Identity } from '../../core/session-info.js';
 import type { Upstream } from '../../core/upstream.js';
@@ -17,7 +18,7 @@ import { PostExchange } from './post-exchange.js';
 import type { PostBody } from './post-messages.js';
 import type { SessionEntry, SessionTable } from './session-table.js';
 
-export interface ModernHttpOptions {
+export interface StatelessHttpOptions {
   upstream: Upstream;
   session: SessionOptions;
   log: Logger;
@@ -31,9 +32,9 @@ export interface ModernHttpOptions {
 }
 
 /** A request of the stateless era, its envelope and headers checked. */
-export interface ModernRequest {
+export interface StatelessRequest {
   readonly message: JsonRpcRequest;
-  readonly envelope: ModernEnvelope;
+  readonly envelope: StatelessEnvelope;
 }
 
 /**
@@ -45,29 +46,29 @@ export interface ModernRequest {
  * session era. A POST whose `MCP-Protocol-Version` names the stateless era but whose body does
  * not is refused: 400 -32020 for `initialize`, else 400 -32602. Every refusal echoes the id.
  */
-export function classifyModernPost(req: IncomingMessage, body: PostBody): ModernRequest | 'notification' | undefined {
+export function classifyStatelessPost(req: IncomingMessage, body: PostBody): StatelessRequest | 'notification' | undefined {
   const header = req.headers['mcp-protocol-version'];
-  const headerIsModern = typeof header === 'string' && MODERN_PROTOCOL_VERSIONS.includes(header.trim());
+  const headerIsStateless = typeof header === 'string' && isStatelessEraVersion(header.trim());
   if (body.batch) {
-    if (headerIsModern || body.values.some((value) => claims(value))) {
+    if (headerIsStateless || body.values.some((value) => claims(value))) {
       throw new HttpError(400, 'Invalid Request: protocol version 2026-07-28 has no batches', { code: ErrorCode.InvalidRequest });
     }
     return undefined;
   }
   const classified = classifyMessage(body.values[0]);
-  if (classified.kind === 'notification') return headerIsModern || claimsModernEra(classified.message.params) ? 'notification' : undefined;
+  if (classified.kind === 'notification') return headerIsStateless || claimsStatelessEra(classified.message.params) ? 'notification' : undefined;
   if (classified.kind !== 'request') return undefined;
   const message = classified.message;
-  if (!claimsModernEra(message.params)) {
-    if (!headerIsModern) return undefined;
+  if (!claimsStatelessEra(message.params)) {
+    if (!headerIsStateless) return undefined;
     if (message.method === 'initialize') {
       throw new HttpError(400, `Header mismatch: MCP-Protocol-Version ${String(header)} does not go with initialize`, { code: ErrorCode.HeaderMismatch, id: message.id });
     }
     throw refusal(readEnvelopeError(message), message);
   }
-  let envelope: ModernEnvelope;
+  let envelope: StatelessEnvelope;
   try {
-    envelope = readModernEnvelope(message.params, MODERN_PROTOCOL_VERSIONS);
+    envelope = readStatelessEnvelope(message.params, STATELESS_ERA_VERSIONS);
   } catch (error) {
     if (!(error instanceof McpError)) throw error;
     if (error.code === ErrorCode.UnsupportedProtocolVersion) {
@@ -83,21 +84,21 @@ export function classifyModernPost(req: IncomingMessage, body: PostBody): Modern
 
 /**
  * The 2026-07-28 side of the Streamable HTTP endpoint: each request is answered on its own POST
- * (JSON, or SSE once something belongs to it before the answer), through a {@link ModernBridge}
+ * (JSON, or SSE once something belongs to it before the answer), through a {@link EraBridge}
  * to a session of the session era. Clients that present the same principal (and scopes),
  * capabilities and client info share one such session (its upstream handshake states exactly what
  * they can do), which expires when idle like any other.
  */
-export class ModernHttpEndpoint {
-  readonly #options: ModernHttpOptions;
+export class StatelessHttpEndpoint {
+  readonly #options: StatelessHttpOptions;
   /** The bridges' sessions, by who uses them and what they declared. */
   readonly #pool = new Map<string, PooledSession>();
 
-  constructor(options: ModernHttpOptions) {
+  constructor(options: StatelessHttpOptions) {
     this.#options = options;
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse, request: ModernRequest, identity: Identity | undefined): Promise<void> {
+  async handle(req: IncomingMessage, res: ServerResponse, request: StatelessRequest, identity: Identity | undefined): Promise<void> {
     const { message, envelope } = request;
     const sessions = this.#options.sessions;
     if (sessions.draining) throw sessions.shuttingDown(message.id);
@@ -150,7 +151,7 @@ export class ModernHttpEndpoint {
   }
 
   /** The pooled session for this principal, capabilities and client info (opened when there is none). */
-  #entryFor(identity: Identity | undefined, envelope: ModernEnvelope): PooledSession {
+  #entryFor(identity: Identity | undefined, envelope: StatelessEnvelope): PooledSession {
     const principal = identity === undefined ? '' : `${identity.issuer ?? ''} ${identity.method} ${identity.id}`;
     // The scopes too: middleware judge a call by its session's identity (requireScopes), so a token
     // with other scopes never shares a session with this one.
@@ -164,7 +165,7 @@ export class ModernHttpEndpoint {
     }
     const { upstream, log, codec, sessions } = this.#options;
     const entry = sessions.open((id): PooledSession => {
-      const bridge = new ModernBridge({ ...MODERN_BRIDGE_DEFAULTS, codec, principal, supportedVersions: SERVED_PROTOCOL_VERSIONS, log });
+      const bridge = new EraBridge({ ...ERA_BRIDGE_DEFAULTS, codec, principal, supportedVersions: SERVED_VERSIONS, log });
       const session = new Session(bridge, upstream, { ...this.#options.session, ...(identity === undefined ? {} : { identity }) });
       const transport: BridgeHandle = {
         bridge,
@@ -188,7 +189,7 @@ export class ModernHttpEndpoint {
 
 /** What the session table keeps of a bridge's session: the bridge, and the POSTs it answers. */
 interface BridgeHandle {
-  readonly bridge: ModernBridge;
+  readonly bridge: EraBridge;
   readonly exchanges: Set<PostExchange>;
   keepAlive(): void;
 }
@@ -200,7 +201,7 @@ type PooledSession = SessionEntry<BridgeHandle>;
  * declarations (as the chain lists the tool): 400 -32020 when one is missing, does not match, or
  * cannot be decoded. A tool whose declarations are invalid is not checked (a client leaves it out).
  */
-async function checkToolHeaders(req: IncomingMessage, message: JsonRpcRequest, envelope: ModernEnvelope, bridge: ModernBridge): Promise<void> {
+async function checkToolHeaders(req: IncomingMessage, message: JsonRpcRequest, envelope: StatelessEnvelope, bridge: EraBridge): Promise<void> {
   const name = message.params?.name;
   if (typeof name !== 'string') return;
   let declared;
@@ -229,12 +230,12 @@ function statusOfAnswer(answer: JsonRpcResponse): number {
 
 function claims(value: unknown): boolean {
   const classified = classifyMessage(value);
-  return classified.kind !== 'invalid' && classified.kind !== 'response' && claimsModernEra(classified.message.params);
+  return classified.kind !== 'invalid' && classified.kind !== 'response' && claimsStatelessEra(classified.message.params);
 }
 
 function checkHeaders(req: IncomingMessage, message: JsonRpcRequest, version: string): void {
   try {
-    checkModernHeaders(req.headers, message.method, message.params, version);
+    checkStatelessHeaders(req.headers, message.method, message.params, version);
   } catch (error) {
     if (error instanceof McpError) throw refusal(error, message);
     throw error;
@@ -244,7 +245,7 @@ function checkHeaders(req: IncomingMessage, message: JsonRpcRequest, version: st
 /** The envelope error of a request whose `_meta` claims nothing (what is missing). */
 function readEnvelopeError(message: JsonRpcRequest): McpError {
   try {
-    readModernEnvelope(message.params, MODERN_PROTOCOL_VERSIONS);
+    readStatelessEnvelope(message.params, STATELESS_ERA_VERSIONS);
   } catch (error) {
     if (error instanceof McpError) return error;
   }

@@ -1,4 +1,4 @@
-import type { JsonObject } from './modern-envelope.js';
+import type { JsonObject } from '../message/jsonrpc.js';
 import { paramHeadersOf, type ParamHeader } from './param-headers.js';
 
 /**

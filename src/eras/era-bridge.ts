@@ -14,32 +14,32 @@ import {
   type JsonRpcResponse,
 } from '../message/jsonrpc.js';
 import { isJsonObject } from '../message/parse-message.js';
-import { CLIENT_ERA_META, INPUT_KEY_META, MODERN_META, MODERN_PROTOCOL_VERSIONS, type ModernEnvelope } from '../protocol/modern-envelope.js';
-import { discoverResultFrom, modernResultAdditions, toModernError, type CacheHints } from '../protocol/modern-results.js';
+import { CLIENT_ERA_META, INPUT_KEY_META, ENVELOPE_META, type StatelessEnvelope } from './stateless-envelope.js';
+import { discoverResultFrom, statelessResultAdditions, toStatelessError, type CacheHints } from './stateless-results.js';
 import { withMembers } from '../message/raw-list.js';
 import { lazyPartsOf } from '../message/lazy-message.js';
-import type { ParamHeader } from '../protocol/param-headers.js';
-import { ToolHeaderMap } from '../protocol/tool-header-map.js';
-import { requestDigest, type RequestStateCodec } from '../protocol/request-state.js';
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../spec/versions.js';
+import type { ParamHeader } from './param-headers.js';
+import { ToolHeaderMap } from './tool-header-map.js';
+import { requestDigest, type RequestStateCodec } from './request-state.js';
+import { LATEST_SESSION_ERA_VERSION } from './versions.js';
 import type { Transport } from '../transport/transport.js';
 
 /** Where the answer to one request of a 2026-07-28 client goes, and what belongs to it meanwhile. */
-export interface ModernReply {
+export interface StatelessReply {
   /** A notification that belongs to the request: its progress, its log messages, a listen stream's news. */
   push(message: JsonRpcNotification): void;
   /** The answer, under the client's id. Called at most once. */
   answer(response: JsonRpcResponse): void;
 }
 
-export interface ModernBridgeOptions {
+export interface EraBridgeOptions {
   /** Seals and opens the `requestState` of `input_required` results. */
   codec: RequestStateCodec;
   /** Who the client is (its principal, as requestStates are bound to it); '' when nobody authenticated. */
   principal: string;
   /** What `server/discover` lists in `supportedVersions`: every version the front serves, of both eras. */
   supportedVersions: readonly string[];
-  /** The caching hints of results whose upstream gave none (a legacy one never does). */
+  /** The caching hints of results whose upstream gave none (a session-era one never does). */
   cacheHints: CacheHints;
   /** How long a call waits for the client's retry after `input_required`; then it is cancelled upstream. */
   inputTimeoutMs: number;
@@ -54,18 +54,15 @@ export interface ModernBridgeOptions {
   log: Logger;
 }
 
-/** Every protocol version the chain serves, newest first: what `server/discover` lists. */
-export const SERVED_PROTOCOL_VERSIONS: readonly string[] = [...MODERN_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
-
 /** What a bridge does unless told otherwise. */
-export const MODERN_BRIDGE_DEFAULTS = {
+export const ERA_BRIDGE_DEFAULTS = {
   /** Five minutes: an elicitation may wait for a person. */
   inputTimeoutMs: 300_000,
   maxParked: 100,
   inputGatherMs: 10,
-  /** A legacy server says nothing about caching: its lists are stale at once, and for this client only. */
+  /** A session-era server says nothing about caching: its lists are stale at once, and for this client only. */
   cacheHints: { ttlMs: 0, cacheScope: 'private' },
-} as const satisfies Pick<ModernBridgeOptions, 'inputTimeoutMs' | 'maxParked' | 'cacheHints' | 'inputGatherMs'>;
+} as const satisfies Pick<EraBridgeOptions, 'inputTimeoutMs' | 'maxParked' | 'cacheHints' | 'inputGatherMs'>;
 
 /** The session era's "URL elicitation required" error (2025-11-25), which 2026-07-28 retired. */
 const URL_ELICITATION_REQUIRED = -32042;
@@ -76,7 +73,7 @@ const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
 /** Methods of the session era that a 2026-07-28 request may not use: -32601 (HTTP 404). */
 const REMOVED_METHODS = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
 
-/** The server→client requests a modern client answers inside `input_required`, and the capability each needs. */
+/** The server→client requests a stateless-era client answers inside `input_required`, and the capability each needs. */
 const INPUT_CAPABILITY: Readonly<Record<string, string>> = {
   'sampling/createMessage': 'sampling',
   'elicitation/create': 'elicitation',
@@ -102,16 +99,16 @@ interface Asked {
   readonly request: { method: string; params?: JsonObject };
 }
 
-/** A request of the modern client, in flight on the session as `internal`. */
+/** A request of the stateless-era client, in flight on the session as `internal`. */
 interface Call {
   readonly internal: number;
   /** The client's id of the request it is answering now (a retry has a new one). */
   clientId: JsonRpcId;
   /** Where the answer goes; undefined while the call waits for the client's retry. */
-  reply: ModernReply | undefined;
+  reply: StatelessReply | undefined;
   readonly method: string;
   readonly params: JsonObject | undefined;
-  envelope: ModernEnvelope;
+  envelope: StatelessEnvelope;
   /** The round of input the next retry answers. */
   round: number;
   /** Server requests the client has yet to answer, by the key they have in `inputRequests`. */
@@ -137,7 +134,7 @@ interface Call {
 /** An open `subscriptions/listen`. */
 interface Listen {
   readonly clientId: JsonRpcId;
-  readonly reply: ModernReply;
+  readonly reply: StatelessReply;
   /** The honoured notification flags (`toolsListChanged`…). */
   readonly flags: ReadonlySet<string>;
   readonly uris: ReadonlySet<string>;
@@ -158,12 +155,12 @@ interface Listen {
  * Middleware therefore sees one shape in both eras: a server→client request is a `toDownstream`
  * request, and the client's `inputResponses` entry is its answer.
  */
-export class ModernBridge implements Transport {
+export class EraBridge implements Transport {
   onmessage?: (value: unknown) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
 
-  readonly #options: ModernBridgeOptions;
+  readonly #options: EraBridgeOptions;
   /** Names this bridge in the states it seals: a state is only ever good here. */
   readonly #name = randomBytes(6).toString('base64url');
   #nextId = 0;
@@ -177,7 +174,7 @@ export class ModernBridge implements Transport {
   /** The log level the session was last set to. */
   #logLevel: string | undefined;
   /** Open listens, by where their stream goes. */
-  readonly #listens = new Map<ModernReply, Listen>();
+  readonly #listens = new Map<StatelessReply, Listen>();
   /** How many open listens subscribed each resource. */
   readonly #subscribed = new Map<string, number>();
   /** Calls waiting for a retry, oldest first. */
@@ -186,7 +183,7 @@ export class ModernBridge implements Transport {
   readonly #toolHeaders = new ToolHeaderMap();
   #closed = false;
 
-  constructor(options: ModernBridgeOptions) {
+  constructor(options: EraBridgeOptions) {
     this.#options = options;
   }
 
@@ -205,12 +202,12 @@ export class ModernBridge implements Transport {
   }
 
   /**
-   * A request of the client, its envelope already checked (`readModernEnvelope`). Its answer, and
+   * A request of the client, its envelope already checked (`readStatelessEnvelope`). Its answer, and
    * whatever belongs to it, goes to `reply`. Returns how to cancel it (stdio's
    * `notifications/cancelled`; on HTTP, its response stream closing): a call is cancelled upstream,
    * a listen ends.
    */
-  request(message: JsonRpcRequest, envelope: ModernEnvelope, reply: ModernReply): (reason?: string) => void {
+  request(message: JsonRpcRequest, envelope: StatelessEnvelope, reply: StatelessReply): (reason?: string) => void {
     let cancelled = false;
     const cancel = (reason = 'The client cancelled the request'): void => {
       if (cancelled) return;
@@ -258,7 +255,7 @@ export class ModernBridge implements Transport {
    * `[]` when it declares none (or is not listed), `undefined` when its declarations are invalid.
    * Learnt from the client's own `tools/list`, else read once (every page) until the list changes.
    */
-  async paramHeadersFor(name: string, envelope: ModernEnvelope): Promise<readonly ParamHeader[] | undefined> {
+  async paramHeadersFor(name: string, envelope: StatelessEnvelope): Promise<readonly ParamHeader[] | undefined> {
     await this.#ready(envelope);
     if (!this.#toolHeaders.complete) {
       let cursor: string | undefined;
@@ -280,7 +277,7 @@ export class ModernBridge implements Transport {
   }
 
   /** Cancels what the request answered at `reply` became: its call upstream, or its listen. */
-  #cancel(reply: ModernReply, reason: string): void {
+  #cancel(reply: StatelessReply, reason: string): void {
     const listen = this.#listens.get(reply);
     if (listen !== undefined) {
       this.#endListen(listen);
@@ -326,15 +323,15 @@ export class ModernBridge implements Transport {
   // --- the handshake ---
 
   /** The upstream's `initialize` result: the handshake is made once, with the first request's envelope. */
-  #ready(envelope: ModernEnvelope): Promise<JsonObject> {
+  #ready(envelope: StatelessEnvelope): Promise<JsonObject> {
     this.#handshake ??= this.#initialize(envelope);
     return this.#handshake;
   }
 
-  async #initialize(envelope: ModernEnvelope): Promise<JsonObject> {
+  async #initialize(envelope: StatelessEnvelope): Promise<JsonObject> {
     try {
       const result = await this.#ask('initialize', {
-        protocolVersion: LATEST_PROTOCOL_VERSION,
+        protocolVersion: LATEST_SESSION_ERA_VERSION,
         capabilities: envelope.clientCapabilities,
         clientInfo: envelope.clientInfo ?? { name: 'mcp-chain', version: '0' },
         // Tells the upstream connection that the client speaks the stateless era (see CLIENT_ERA_META).
@@ -379,7 +376,7 @@ export class ModernBridge implements Transport {
 
   // --- calls ---
 
-  #forward(message: JsonRpcRequest, envelope: ModernEnvelope, reply: ModernReply): void {
+  #forward(message: JsonRpcRequest, envelope: StatelessEnvelope, reply: StatelessReply): void {
     const internal = ++this.#nextId;
     const call: Call = {
       internal,
@@ -401,7 +398,7 @@ export class ModernBridge implements Transport {
   }
 
   /** The client's retry of a call that answered `input_required`. */
-  #retry(message: JsonRpcRequest, envelope: ModernEnvelope, reply: ModernReply): void {
+  #retry(message: JsonRpcRequest, envelope: StatelessEnvelope, reply: StatelessReply): void {
     const params = message.params ?? {};
     let call: Call;
     try {
@@ -475,8 +472,8 @@ export class ModernBridge implements Transport {
       this.#learnTools(response.result, call.params?.cursor === undefined && (typeof next !== 'string' || next === ''));
     }
     if (reply === undefined) return;
-    if ('result' in response) reply.answer(resultResponse(call.clientId, modernResult(call.method, response.result, this.#options.cacheHints)));
-    else reply.answer(errorResponse(call.clientId, toModernError(response.error, call.params)));
+    if ('result' in response) reply.answer(resultResponse(call.clientId, statelessResult(call.method, response.result, this.#options.cacheHints)));
+    else reply.answer(errorResponse(call.clientId, toStatelessError(response.error, call.params)));
   }
 
   /**
@@ -536,7 +533,7 @@ export class ModernBridge implements Transport {
         if (call.reply !== undefined && call.asked.size > 0 && this.#calls.has(call.internal)) this.#askClient(call);
       };
       // A server's parallel requests may come in separate reads: they are gathered for a moment.
-      const gatherMs = this.#options.inputGatherMs ?? MODERN_BRIDGE_DEFAULTS.inputGatherMs;
+      const gatherMs = this.#options.inputGatherMs ?? ERA_BRIDGE_DEFAULTS.inputGatherMs;
       if (gatherMs > 0) setTimeout(flush, gatherMs).unref?.();
       else setImmediate(flush);
     }
@@ -639,7 +636,7 @@ export class ModernBridge implements Transport {
 
   // --- subscriptions/listen ---
 
-  #listen(message: JsonRpcRequest, initializeResult: JsonObject, reply: ModernReply): void {
+  #listen(message: JsonRpcRequest, initializeResult: JsonObject, reply: StatelessReply): void {
     const asked = message.params?.notifications;
     if (!isJsonObject(asked)) {
       reply.answer(errorResponse(message.id, { code: ErrorCode.InvalidParams, message: 'Invalid params: subscriptions/listen needs a notifications object' }));
@@ -717,9 +714,9 @@ function listenEnded(id: JsonRpcId): JsonRpcResponse {
   return resultResponse(id, { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: id } });
 }
 
-/** A result as a 2026-07-28 client expects it (see `modernResultAdditions`); a large one stays its bytes. */
-function modernResult(method: string, result: JsonObject, hints: CacheHints): JsonObject {
-  const added = modernResultAdditions(method, result, hints);
+/** A result as a 2026-07-28 client expects it (see `statelessResultAdditions`); a large one stays its bytes. */
+function statelessResult(method: string, result: JsonObject, hints: CacheHints): JsonObject {
+  const added = statelessResultAdditions(method, result, hints);
   if (added === undefined) return result;
   return withMembers(result, added) ?? { ...result, ...added };
 }
@@ -731,10 +728,10 @@ function sessionParams(params: JsonObject | undefined): JsonObject | undefined {
   let kept: JsonObject | undefined;
   if (isJsonObject(meta)) {
     const {
-      [MODERN_META.protocolVersion]: _version,
-      [MODERN_META.clientCapabilities]: _capabilities,
-      [MODERN_META.clientInfo]: _info,
-      [MODERN_META.logLevel]: _level,
+      [ENVELOPE_META.protocolVersion]: _version,
+      [ENVELOPE_META.clientCapabilities]: _capabilities,
+      [ENVELOPE_META.clientInfo]: _info,
+      [ENVELOPE_META.logLevel]: _level,
       ...rest
     } = meta;
     kept = rest;

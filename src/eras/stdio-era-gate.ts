@@ -3,15 +3,15 @@ import { McpError } from '../errors/mcp-error.js';
 import type { Logger } from '../log/logger.js';
 import { errorResponse, resultResponse, type JsonRpcId, type JsonRpcMessage, type JsonRpcResponse } from '../message/jsonrpc.js';
 import { classifyMessage } from '../message/parse-message.js';
-import { negotiateVersion } from '../protocol/versions.js';
-import { claimsModernEra, MODERN_PROTOCOL_VERSIONS, readModernEnvelope } from '../protocol/modern-envelope.js';
-import type { ModernBridge } from '../session/modern-bridge.js';
+import { negotiateVersion, STATELESS_ERA_VERSIONS } from './versions.js';
+import { claimsStatelessEra, readStatelessEnvelope } from './stateless-envelope.js';
+import type { EraBridge } from './era-bridge.js';
 import type { Transport } from '../transport/transport.js';
 
 /**
  * The stdio front's transport, which learns the client's era from how it opens (2026-07-28,
  * "Backward Compatibility"): a first request whose `_meta` claims the stateless era makes the
- * connection one of that era, served through a {@link ModernBridge}; anything else makes it one of
+ * connection one of that era, served through a {@link EraBridge}; anything else makes it one of
  * the session era, after which the gate steps aside (messages go straight between the stream and
  * the session). A `server/discover` probe does not decide: a client that probes and then sends
  * `initialize` is served in the session era, its `initialize` answered from the handshake the
@@ -25,21 +25,21 @@ export class StdioEraGate implements Transport {
   oncongestion?: (congested: boolean) => void;
 
   readonly #inner: Transport;
-  readonly #createBridge: () => ModernBridge;
+  readonly #createBridge: () => EraBridge;
   readonly #log: Logger;
-  #era: 'open' | 'probing' | 'modern' | 'legacy' = 'open';
-  #bridge: ModernBridge | undefined;
-  /** The modern client's requests in flight, by its id: how to cancel each. */
+  #era: 'open' | 'probing' | 'stateless' | 'session' = 'open';
+  #bridge: EraBridge | undefined;
+  /** The stateless-era client's requests in flight, by its id: how to cancel each. */
   readonly #cancels = new Map<JsonRpcId, (reason?: string) => void>();
 
-  constructor(inner: Transport, createBridge: () => ModernBridge, log: Logger) {
+  constructor(inner: Transport, createBridge: () => EraBridge, log: Logger) {
     this.#inner = inner;
     this.#createBridge = createBridge;
     this.#log = log;
   }
 
   /** The era the client chose, once it has. */
-  get era(): 'modern' | 'legacy' | undefined {
+  get era(): 'stateless' | 'session' | undefined {
     return this.#era === 'open' || this.#era === 'probing' ? undefined : this.#era;
   }
 
@@ -47,7 +47,7 @@ export class StdioEraGate implements Transport {
     const inner = this.#inner;
     inner.onmessage = (value) => this.#receive(value);
     inner.onmalformed = (error, line) => {
-      if (this.#era === 'modern' || this.#era === 'probing') this.#write(errorResponse(null, error.toJSON()));
+      if (this.#era === 'stateless' || this.#era === 'probing') this.#write(errorResponse(null, error.toJSON()));
       else this.onmalformed?.(error, line);
     };
     inner.onclose = () => this.onclose?.();
@@ -57,7 +57,7 @@ export class StdioEraGate implements Transport {
   }
 
   send(message: JsonRpcMessage | JsonRpcMessage[], relatedTo?: JsonRpcId): void {
-    if (this.#bridge !== undefined && this.#era !== 'legacy') this.#bridge.send(message, relatedTo);
+    if (this.#bridge !== undefined && this.#era !== 'session') this.#bridge.send(message, relatedTo);
     else this.#inner.send(message, relatedTo);
   }
 
@@ -76,37 +76,37 @@ export class StdioEraGate implements Transport {
 
   #receive(value: unknown): void {
     switch (this.#era) {
-      case 'legacy':
+      case 'session':
         this.onmessage?.(value);
         return;
       case 'open':
-        if (!this.#claimsModern(value)) {
-          this.#pinLegacy();
+        if (!this.#claimsStateless(value)) {
+          this.#pinSessionEra();
           this.onmessage?.(value);
           return;
         }
-        this.#modern(value);
+        this.#stateless(value);
         return;
       default:
-        this.#modern(value);
+        this.#stateless(value);
     }
   }
 
-  #claimsModern(value: unknown): boolean {
+  #claimsStateless(value: unknown): boolean {
     const classified = classifyMessage(value);
-    return classified.kind === 'request' && claimsModernEra(classified.message.params);
+    return classified.kind === 'request' && claimsStatelessEra(classified.message.params);
   }
 
   /** The session era: from now on the stream talks to the session directly. */
-  #pinLegacy(): void {
-    this.#era = 'legacy';
+  #pinSessionEra(): void {
+    this.#era = 'session';
     const { onmessage, onmalformed } = this;
     if (onmessage !== undefined) this.#inner.onmessage = onmessage;
     if (onmalformed !== undefined) this.#inner.onmalformed = onmalformed;
   }
 
   /** A message on a connection of the stateless era (or one that opened with a discover probe). */
-  #modern(value: unknown): void {
+  #stateless(value: unknown): void {
     if (Array.isArray(value)) {
       this.#write(errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: protocol version 2026-07-28 has no batches' }));
       return;
@@ -127,18 +127,18 @@ export class StdioEraGate implements Transport {
       return;
     }
     const { id, method, params } = classified.message;
-    if (this.#era === 'probing' && method === 'initialize' && !claimsModernEra(params)) {
+    if (this.#era === 'probing' && method === 'initialize' && !claimsStatelessEra(params)) {
       this.#fallBack(id, params?.protocolVersion);
       return;
     }
     let envelope;
     try {
-      envelope = readModernEnvelope(params, MODERN_PROTOCOL_VERSIONS);
+      envelope = readStatelessEnvelope(params, STATELESS_ERA_VERSIONS);
     } catch (error) {
       this.#write(errorResponse(id, error instanceof McpError ? error.toJSON() : { code: ErrorCode.InternalError, message: 'Internal error' }));
       return;
     }
-    if (this.#era === 'open' || this.#era === 'probing') this.#era = method === 'server/discover' ? 'probing' : 'modern';
+    if (this.#era === 'open' || this.#era === 'probing') this.#era = method === 'server/discover' ? 'probing' : 'stateless';
     const bridge = (this.#bridge ??= this.#openBridge());
     this.#cancels.get(id)?.('The client reused the id of a request in flight');
     // An answer may come at once (a refusal), before there is anything to cancel.
@@ -154,7 +154,7 @@ export class StdioEraGate implements Transport {
     if (handle.answered === undefined) this.#cancels.set(id, handle.cancel);
   }
 
-  #openBridge(): ModernBridge {
+  #openBridge(): EraBridge {
     const bridge = this.#createBridge();
     bridge.onmessage = (value) => this.onmessage?.(value);
     this.#log.debug('the client speaks protocol version 2026-07-28');
@@ -171,7 +171,7 @@ export class StdioEraGate implements Transport {
       this.#write(errorResponse(id, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: initialize came while the discover probe was still being answered; try again' }));
       return;
     }
-    this.#pinLegacy();
+    this.#pinSessionEra();
     // The client's version when the chain serves it (the session's upstream speaks the newest).
     const version = typeof requested === 'string' ? negotiateVersion(requested) : result.protocolVersion;
     this.#write(resultResponse(id, { ...result, protocolVersion: version }));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ErrorCode } from '../errors/error-code.js';
-import type { JsonObject } from './modern-envelope.js';
+import type { JsonObject } from '../message/jsonrpc.js';
 import {
   CACHEABLE_METHODS,
   type CacheHints,
@@ -10,9 +10,9 @@ import {
   initializeResultFrom,
   mergeCacheHints,
   SERVER_INFO_META,
-  toModernError,
-  toModernResult,
-} from './modern-results.js';
+  toStatelessError,
+  toStatelessResult,
+} from './stateless-results.js';
 
 const hints: CacheHints = { ttlMs: 60_000, cacheScope: 'private' };
 
@@ -36,61 +36,61 @@ describe('CACHEABLE_METHODS: the results the spec requires caching hints on', ()
   });
 });
 
-describe('toModernResult: a legacy result made what a 2026-07-28 client expects', () => {
+describe('toStatelessResult: a session-era result made what a 2026-07-28 client expects', () => {
   test('adds resultType "complete" to any result without one, last', () => {
     const input = frozen({ content: [{ type: 'text', text: 'hi' }], isError: false });
-    const out = toModernResult('tools/call', input, hints);
+    const out = toStatelessResult('tools/call', input, hints);
     assert.deepEqual(out, { content: [{ type: 'text', text: 'hi' }], isError: false, resultType: 'complete' });
     assert.deepEqual(Object.keys(out), ['content', 'isError', 'resultType']);
     assert.equal(out.content, input.content, 'the other values are the same, not copies');
   });
 
   test('an empty result (ping, EmptyResult) also gets resultType', () => {
-    assert.deepEqual(toModernResult('ping', frozen({}), hints), { resultType: 'complete' });
+    assert.deepEqual(toStatelessResult('ping', frozen({}), hints), { resultType: 'complete' });
   });
 
   test('a result that already has resultType comes back as the same object', () => {
     const input = frozen({ content: [], resultType: 'complete' });
-    assert.equal(toModernResult('tools/call', input, hints), input);
+    assert.equal(toStatelessResult('tools/call', input, hints), input);
   });
 
   test('keeps a resultType that is present, whatever it says (the client judges it)', () => {
     const input = frozen({ resultType: 'something-new' });
-    assert.equal(toModernResult('tools/call', input, hints), input);
+    assert.equal(toStatelessResult('tools/call', input, hints), input);
   });
 
   test('a cacheable result gets resultType, ttlMs and cacheScope from the hints, in that order, last', () => {
     const input = frozen({ tools: [{ name: 'a' }], nextCursor: 'c' });
-    const out = toModernResult('tools/list', input, hints);
+    const out = toStatelessResult('tools/list', input, hints);
     assert.deepEqual(out, { tools: [{ name: 'a' }], nextCursor: 'c', resultType: 'complete', ttlMs: 60_000, cacheScope: 'private' });
     assert.deepEqual(Object.keys(out), ['tools', 'nextCursor', 'resultType', 'ttlMs', 'cacheScope']);
   });
 
   test('every cacheable method gets the hints', () => {
     for (const method of CACHEABLE_METHODS) {
-      const out = toModernResult(method, frozen({}), hints);
+      const out = toStatelessResult(method, frozen({}), hints);
       assert.deepEqual(out, { resultType: 'complete', ttlMs: 60_000, cacheScope: 'private' }, method);
     }
   });
 
   test('a cacheable result with valid hints of its own keeps them, and comes back as the same object', () => {
     const input = frozen({ resources: [], resultType: 'complete', ttlMs: 0, cacheScope: 'public' });
-    assert.equal(toModernResult('resources/list', input, hints), input);
+    assert.equal(toStatelessResult('resources/list', input, hints), input);
   });
 
   test('valid hints without resultType: only resultType is added', () => {
-    const out = toModernResult('prompts/list', frozen({ prompts: [], ttlMs: 5, cacheScope: 'public' }), hints);
+    const out = toStatelessResult('prompts/list', frozen({ prompts: [], ttlMs: 5, cacheScope: 'public' }), hints);
     assert.deepEqual(out, { prompts: [], ttlMs: 5, cacheScope: 'public', resultType: 'complete' });
   });
 
   test('fills only the hint that is missing', () => {
-    assert.deepEqual(toModernResult('resources/read', frozen({ contents: [], resultType: 'complete', ttlMs: 10 }), hints), {
+    assert.deepEqual(toStatelessResult('resources/read', frozen({ contents: [], resultType: 'complete', ttlMs: 10 }), hints), {
       contents: [],
       resultType: 'complete',
       ttlMs: 10,
       cacheScope: 'private',
     });
-    assert.deepEqual(toModernResult('resources/read', frozen({ contents: [], resultType: 'complete', cacheScope: 'public' }), hints), {
+    assert.deepEqual(toStatelessResult('resources/read', frozen({ contents: [], resultType: 'complete', cacheScope: 'public' }), hints), {
       contents: [],
       resultType: 'complete',
       cacheScope: 'public',
@@ -100,46 +100,46 @@ describe('toModernResult: a legacy result made what a 2026-07-28 client expects'
 
   test('an invalid ttlMs (float, NaN, Infinity, string, null, object) is replaced by the hint, in its place', () => {
     for (const ttlMs of [1.5, Number.NaN, Number.POSITIVE_INFINITY, '100', null, {}, [], true]) {
-      const out = toModernResult('tools/list', frozen({ ttlMs, tools: [], resultType: 'complete', cacheScope: 'public' }), hints);
+      const out = toStatelessResult('tools/list', frozen({ ttlMs, tools: [], resultType: 'complete', cacheScope: 'public' }), hints);
       assert.deepEqual(out, { ttlMs: 60_000, tools: [], resultType: 'complete', cacheScope: 'public' }, String(ttlMs));
       assert.deepEqual(Object.keys(out), ['ttlMs', 'tools', 'resultType', 'cacheScope']);
     }
   });
 
   test('a negative integer ttlMs becomes 0 (the spec reads it as 0), never the longer hint', () => {
-    const out = toModernResult('tools/list', frozen({ tools: [], resultType: 'complete', ttlMs: -5, cacheScope: 'public' }), hints);
+    const out = toStatelessResult('tools/list', frozen({ tools: [], resultType: 'complete', ttlMs: -5, cacheScope: 'public' }), hints);
     assert.deepEqual(out, { tools: [], resultType: 'complete', ttlMs: 0, cacheScope: 'public' });
   });
 
   test('an invalid cacheScope (other word, wrong case, number, null) is replaced by the hint', () => {
     for (const cacheScope of ['shared', 'PUBLIC', 1, null, {}]) {
-      const out = toModernResult('tools/list', frozen({ tools: [], resultType: 'complete', ttlMs: 1, cacheScope }), hints);
+      const out = toStatelessResult('tools/list', frozen({ tools: [], resultType: 'complete', ttlMs: 1, cacheScope }), hints);
       assert.deepEqual(out, { tools: [], resultType: 'complete', ttlMs: 1, cacheScope: 'private' }, String(cacheScope));
     }
   });
 
   test('an input_required result gets no caching hints (it is not cacheable)', () => {
     const input = frozen({ resultType: 'input_required', inputRequests: {}, requestState: 's' });
-    assert.equal(toModernResult('resources/read', input, hints), input);
+    assert.equal(toStatelessResult('resources/read', input, hints), input);
   });
 
   test('a result of a method that is not cacheable gets no hints, and keeps bad ones it has (not ours to judge)', () => {
     const input = frozen({ content: [], resultType: 'complete', ttlMs: -1 });
-    assert.equal(toModernResult('tools/call', input, hints), input);
+    assert.equal(toStatelessResult('tools/call', input, hints), input);
   });
 
   test('never mutates the result it is given', () => {
     const input = { tools: [], ttlMs: 'x' } as JsonObject;
     const before = structuredClone(input);
-    toModernResult('tools/list', input, hints);
+    toStatelessResult('tools/list', input, hints);
     assert.deepEqual(input, before);
   });
 });
 
-describe('toModernError: no retired or undefined reserved code reaches a modern client', () => {
+describe('toStatelessError: no retired or undefined reserved code reaches a stateless-era client', () => {
   test('-32002 (resource not found) becomes -32602 with data.uri from the error, message kept', () => {
     const error = frozen({ code: -32002, message: 'Resource not found', data: { uri: 'file:///a.txt' } });
-    assert.deepEqual(toModernError(error, { uri: 'file:///other.txt' }), {
+    assert.deepEqual(toStatelessError(error, { uri: 'file:///other.txt' }), {
       code: ErrorCode.InvalidParams,
       message: 'Resource not found',
       data: { uri: 'file:///a.txt' },
@@ -147,7 +147,7 @@ describe('toModernError: no retired or undefined reserved code reaches a modern 
   });
 
   test('-32002 without data.uri takes the uri of the request', () => {
-    assert.deepEqual(toModernError(frozen({ code: -32002, message: 'gone' }), { uri: 'mem://x' }), {
+    assert.deepEqual(toStatelessError(frozen({ code: -32002, message: 'gone' }), { uri: 'mem://x' }), {
       code: ErrorCode.InvalidParams,
       message: 'gone',
       data: { uri: 'mem://x' },
@@ -155,7 +155,7 @@ describe('toModernError: no retired or undefined reserved code reaches a modern 
   });
 
   test('-32002 keeps the other keys of an object data, and fills a non-string data.uri from the request', () => {
-    assert.deepEqual(toModernError(frozen({ code: -32002, message: 'm', data: { uri: 42, reason: 'hidden' } }), { uri: 'mem://y' }), {
+    assert.deepEqual(toStatelessError(frozen({ code: -32002, message: 'm', data: { uri: 42, reason: 'hidden' } }), { uri: 'mem://y' }), {
       code: ErrorCode.InvalidParams,
       message: 'm',
       data: { uri: 'mem://y', reason: 'hidden' },
@@ -164,7 +164,7 @@ describe('toModernError: no retired or undefined reserved code reaches a modern 
 
   test('-32002 whose data is not an object (null, array, string) gets data { uri } when the request has one', () => {
     for (const data of [null, ['a'], 'text', 7]) {
-      assert.deepEqual(toModernError(frozen({ code: -32002, message: 'm', data }), { uri: 'mem://z' }), {
+      assert.deepEqual(toStatelessError(frozen({ code: -32002, message: 'm', data }), { uri: 'mem://z' }), {
         code: ErrorCode.InvalidParams,
         message: 'm',
         data: { uri: 'mem://z' },
@@ -173,13 +173,13 @@ describe('toModernError: no retired or undefined reserved code reaches a modern 
   });
 
   test('-32002 with no uri anywhere (no params, a non-string uri) is still -32602, its data kept as it was', () => {
-    assert.deepEqual(toModernError(frozen({ code: -32002, message: 'm' }), undefined), { code: ErrorCode.InvalidParams, message: 'm' });
-    assert.deepEqual(toModernError(frozen({ code: -32002, message: 'm', data: null }), { uri: 5 }), {
+    assert.deepEqual(toStatelessError(frozen({ code: -32002, message: 'm' }), undefined), { code: ErrorCode.InvalidParams, message: 'm' });
+    assert.deepEqual(toStatelessError(frozen({ code: -32002, message: 'm', data: null }), { uri: 5 }), {
       code: ErrorCode.InvalidParams,
       message: 'm',
       data: null,
     });
-    assert.deepEqual(toModernError(frozen({ code: -32002, message: 'm', data: { why: 'x' } }), { uri: ['u'] }), {
+    assert.deepEqual(toStatelessError(frozen({ code: -32002, message: 'm', data: { why: 'x' } }), { uri: ['u'] }), {
       code: ErrorCode.InvalidParams,
       message: 'm',
       data: { why: 'x' },
@@ -188,7 +188,7 @@ describe('toModernError: no retired or undefined reserved code reaches a modern 
 
   test('-32042 (URL elicitation required) becomes -32603 saying so, the original data kept as data', () => {
     const data = { elicitations: [{ mode: 'url', elicitationId: 'e1', url: 'https://example.com/auth', message: 'Sign in' }] };
-    const out = toModernError(frozen({ code: -32042, message: 'Authorization needed', data }), undefined);
+    const out = toStatelessError(frozen({ code: -32042, message: 'Authorization needed', data }), undefined);
     assert.equal(out.code, ErrorCode.InternalError);
     assert.match(out.message, /URL elicitation required/);
     assert.match(out.message, /Authorization needed/);
@@ -196,7 +196,7 @@ describe('toModernError: no retired or undefined reserved code reaches a modern 
   });
 
   test('-32042 without data or message: still -32603 with a message, no data key', () => {
-    const out = toModernError(frozen({ code: -32042, message: '' }), undefined);
+    const out = toStatelessError(frozen({ code: -32042, message: '' }), undefined);
     assert.deepEqual(out, { code: ErrorCode.InternalError, message: 'URL elicitation required' });
     assert.equal(Object.hasOwn(out, 'data'), false);
   });
@@ -204,26 +204,26 @@ describe('toModernError: no retired or undefined reserved code reaches a modern 
   test('any other code of -32020..-32099 the spec does not define becomes -32603, message and data kept', () => {
     for (const code of [-32023, -32050, -32099, -32043, -32041]) {
       const data = { detail: code };
-      assert.deepEqual(toModernError(frozen({ code, message: 'custom', data }), undefined), { code: ErrorCode.InternalError, message: 'custom', data }, String(code));
+      assert.deepEqual(toStatelessError(frozen({ code, message: 'custom', data }), undefined), { code: ErrorCode.InternalError, message: 'custom', data }, String(code));
     }
-    assert.deepEqual(toModernError(frozen({ code: -32030, message: 'no data' }), undefined), { code: ErrorCode.InternalError, message: 'no data' });
+    assert.deepEqual(toStatelessError(frozen({ code: -32030, message: 'no data' }), undefined), { code: ErrorCode.InternalError, message: 'no data' });
   });
 
   test('the three defined codes, the standard ones and codes outside the reserved range come back as the same object', () => {
     for (const code of [-32020, -32021, -32022, -32700, -32600, -32601, -32602, -32603, -32000, -32001, -32019, -32100, -1, 0, 42, 1.5, Number.NaN]) {
       const error = frozen({ code, message: 'm', data: { x: 1 } });
-      assert.equal(toModernError(error, { uri: 'mem://x' }), error, String(code));
+      assert.equal(toStatelessError(error, { uri: 'mem://x' }), error, String(code));
     }
   });
 
   test('never mutates the error it is given', () => {
     const error = { code: -32002, message: 'm', data: { reason: 'r' } as unknown };
-    toModernError(error, { uri: 'u' });
+    toStatelessError(error, { uri: 'u' });
     assert.deepEqual(error, { code: -32002, message: 'm', data: { reason: 'r' } });
   });
 });
 
-describe('discoverResultFrom: server/discover answered from a legacy initialize result', () => {
+describe('discoverResultFrom: server/discover answered from a session-era initialize result', () => {
   const options = { supportedVersions: ['2026-07-28'], ttlMs: 3_600_000, cacheScope: 'public' } as const;
 
   test('builds the DiscoverResult: serverInfo moves into _meta, protocolVersion goes', () => {
@@ -286,14 +286,14 @@ describe('discoverResultFrom: server/discover answered from a legacy initialize 
     assert.equal(Object.hasOwn(discoverResultFrom(frozen({ _meta: 'x' }), options), '_meta'), false);
   });
 
-  test('the result round-trips through toModernResult unchanged (already modern)', () => {
+  test('the result round-trips through toStatelessResult unchanged (already of the stateless era)', () => {
     const out = discoverResultFrom(frozen({ capabilities: {} }), options);
-    assert.equal(toModernResult('server/discover', out, hints), out);
+    assert.equal(toStatelessResult('server/discover', out, hints), out);
   });
 });
 
-describe('initializeResultFrom: an initialize result for a legacy client, from a DiscoverResult', () => {
-  test('takes capabilities, serverInfo from _meta and instructions; no modern-only keys', () => {
+describe('initializeResultFrom: an initialize result for a session-era client, from a DiscoverResult', () => {
+  test('takes capabilities, serverInfo from _meta and instructions; no stateless-era-only keys', () => {
     const input = frozen({
       resultType: 'complete',
       supportedVersions: ['2026-07-28'],
@@ -390,7 +390,7 @@ describe('cacheHintsOf: the hints a result carries, when valid', () => {
     }
   });
 
-  test('reads what toModernResult wrote', () => {
-    assert.deepEqual(cacheHintsOf(toModernResult('tools/list', frozen({ tools: [] }), hints)), hints);
+  test('reads what toStatelessResult wrote', () => {
+    assert.deepEqual(cacheHintsOf(toStatelessResult('tools/list', frozen({ tools: [] }), hints)), hints);
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ErrorCode } from '../errors/error-code.js';
 import type { McpError } from '../errors/mcp-error.js';
-import { checkModernHeaders, decodeHeaderValue, type RequestHeaders } from './modern-headers.js';
+import { checkStatelessHeaders, decodeHeaderValue, type RequestHeaders } from './stateless-headers.js';
 
 const base64 = (text: string): string => `=?base64?${Buffer.from(text, 'utf8').toString('base64')}?=`;
 const call = { name: 'get_weather', arguments: {} };
@@ -17,13 +17,13 @@ function mismatchOf(run: () => void): McpError {
   assert.fail('expected -32020');
 }
 
-describe('checkModernHeaders: the standard headers of a 2026-07-28 POST match its body', () => {
+describe('checkStatelessHeaders: the standard headers of a 2026-07-28 POST match its body', () => {
   test('matching headers pass, with whitespace around Mcp-Name and its value Base64-encoded or not', () => {
-    checkModernHeaders(headers(), 'tools/call', call, '2026-07-28');
-    checkModernHeaders(headers({ 'mcp-name': '  get_weather\t' }), 'tools/call', call, '2026-07-28');
-    checkModernHeaders(headers({ 'mcp-name': base64('get_weather') }), 'tools/call', call, '2026-07-28');
-    checkModernHeaders(headers({ 'mcp-method': 'resources/read', 'mcp-name': base64('file:///tmp/é 😀.txt') }), 'resources/read', { uri: 'file:///tmp/é 😀.txt' }, '2026-07-28');
-    checkModernHeaders({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' }, 'tools/list', {}, '2026-07-28');
+    checkStatelessHeaders(headers(), 'tools/call', call, '2026-07-28');
+    checkStatelessHeaders(headers({ 'mcp-name': '  get_weather\t' }), 'tools/call', call, '2026-07-28');
+    checkStatelessHeaders(headers({ 'mcp-name': base64('get_weather') }), 'tools/call', call, '2026-07-28');
+    checkStatelessHeaders(headers({ 'mcp-method': 'resources/read', 'mcp-name': base64('file:///tmp/é 😀.txt') }), 'resources/read', { uri: 'file:///tmp/é 😀.txt' }, '2026-07-28');
+    checkStatelessHeaders({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' }, 'tools/list', {}, '2026-07-28');
   });
 
   const refused: Record<string, [RequestHeaders, string]> = {
@@ -38,7 +38,7 @@ describe('checkModernHeaders: the standard headers of a 2026-07-28 POST match it
   };
   for (const [what, [sent, header]] of Object.entries(refused)) {
     test(`${what} is -32020, naming the header`, () => {
-      const error = mismatchOf(() => checkModernHeaders(sent, 'tools/call', call, '2026-07-28'));
+      const error = mismatchOf(() => checkStatelessHeaders(sent, 'tools/call', call, '2026-07-28'));
       assert.equal(error.code, ErrorCode.HeaderMismatch);
       assert.equal(error.code, -32020);
       assert.equal((error.data as { mismatch: { header: string } }).mismatch.header, header);

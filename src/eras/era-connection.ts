@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { ErrorCode } from '../../errors/error-code.js';
-import { McpError } from '../../errors/mcp-error.js';
-import type { Logger } from '../../log/logger.js';
-import type { JsonObject, McpMessage, Result } from '../../message/jsonrpc.js';
-import { isJsonObject } from '../../message/parse-message.js';
-import { CLIENT_ERA_META, INPUT_KEY_META, MODERN_META, MODERN_PROTOCOL_VERSIONS } from '../../protocol/modern-envelope.js';
-import { initializeResultFrom } from '../../protocol/modern-results.js';
-import { negotiateVersion } from '../../protocol/versions.js';
-import { CancelScope } from '../../core/cancel-scope.js';
-import type { Downstream } from '../../core/downstream.js';
-import { requestScope, type RequestScope } from '../../core/request-scope.js';
-import type { SessionInfo } from '../../core/session-info.js';
-import type { Upstream, UpstreamConnection } from '../../core/upstream.js';
-import type { UpstreamStatusListener } from '../../core/upstream-status.js';
+import { ErrorCode } from '../errors/error-code.js';
+import { McpError } from '../errors/mcp-error.js';
+import type { Logger } from '../log/logger.js';
+import type { JsonObject, McpMessage, Result } from '../message/jsonrpc.js';
+import { isJsonObject } from '../message/parse-message.js';
+import { CLIENT_ERA_META, INPUT_KEY_META, ENVELOPE_META } from './stateless-envelope.js';
+import { initializeResultFrom } from './stateless-results.js';
+import { LATEST_STATELESS_ERA_VERSION, negotiateVersion } from './versions.js';
+import { CancelScope } from '../core/cancel-scope.js';
+import type { Downstream } from '../core/downstream.js';
+import { requestScope, type RequestScope } from '../core/request-scope.js';
+import type { SessionInfo } from '../core/session-info.js';
+import type { Upstream, UpstreamConnection } from '../core/upstream.js';
+import type { UpstreamStatusListener } from '../core/upstream-status.js';
 
 /**
  * How a connection learns whether its server speaks 2026-07-28:
@@ -28,11 +28,11 @@ import type { UpstreamStatusListener } from '../../core/upstream-status.js';
 export type EraProbe = 'discover' | 'client';
 
 /**
- * What the connections of one upstream learnt from `server/discover`, for the next ones: `modern`
- * (it answered), `legacy` (it did not: later connections do not ask again).
+ * What the connections of one upstream learnt from `server/discover`, for the next ones: `stateless`
+ * (it answered), `session` (it did not: later connections do not ask again).
  */
 export class EraMemory {
-  era: 'modern' | 'legacy' | undefined;
+  era: 'stateless' | 'session' | undefined;
 }
 
 export interface EraOptions {
@@ -55,7 +55,6 @@ export function withEras(upstream: Upstream, options: EraOptions): Upstream {
   };
 }
 
-const MODERN_VERSION = MODERN_PROTOCOL_VERSIONS[0] ?? '2026-07-28';
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
 /** How long a `subscriptions/listen` may take to be acknowledged before the connection goes on without it. */
@@ -78,7 +77,7 @@ export class EraConnection implements UpstreamConnection {
   readonly #memory: EraMemory;
   readonly #options: EraOptions;
   readonly #log: Logger;
-  #era: 'modern' | 'legacy' | undefined;
+  #era: 'stateless' | 'session' | undefined;
   /** What the client declared in `initialize`, sent with every request of the stateless era. */
   #client: { capabilities: JsonObject; clientInfo: JsonObject | undefined } = { capabilities: {}, clientInfo: undefined };
   #discover: JsonObject | undefined;
@@ -89,20 +88,20 @@ export class EraConnection implements UpstreamConnection {
   /** Resolves the wait for the newest listen's acknowledgement. */
   #pendingAck: (() => void) | undefined;
   /** Whether the client speaks 2026-07-28 (a bridge serves it): input requests then carry their key. */
-  #modernClient = false;
+  #statelessClient = false;
 
   constructor(upstream: Upstream, downstream: Downstream, session: SessionInfo, memory: EraMemory, options: EraOptions) {
     this.#downstream = downstream;
     this.#memory = memory;
     this.#options = options;
     this.#log = session.log;
-    this.#era = memory.era === 'legacy' && options.probe === 'discover' ? 'legacy' : undefined;
+    this.#era = memory.era === 'session' && options.probe === 'discover' ? 'session' : undefined;
     // What a server of the stateless era sends about its subscriptions reaches the client as the
     // session era has it: no acknowledgements, no subscription ids.
     this.#inner = upstream.connect(
       {
         request: (message, scope) => downstream.request(message, scope),
-        notify: (message) => (this.#era === 'modern' ? this.#notifyClient(message) : downstream.notify(message)),
+        notify: (message) => (this.#era === 'stateless' ? this.#notifyClient(message) : downstream.notify(message)),
         ...(downstream.pause === undefined ? {} : { pause: () => downstream.pause?.() }),
         ...(downstream.resume === undefined ? {} : { resume: () => downstream.resume?.() }),
       },
@@ -111,19 +110,19 @@ export class EraConnection implements UpstreamConnection {
   }
 
   /** The era the server turned out to speak, once known. */
-  get era(): 'modern' | 'legacy' | undefined {
+  get era(): 'stateless' | 'session' | undefined {
     return this.#era;
   }
 
   request(message: McpMessage, scope: RequestScope): Promise<Result> {
-    if (this.#era === 'legacy') return this.#inner.request(message, scope);
-    if (this.#era === 'modern') return this.#modern(message, scope);
+    if (this.#era === 'session') return this.#inner.request(message, scope);
+    if (this.#era === 'stateless') return this.#stateless(message, scope);
     if (message.method !== 'initialize') return this.#inner.request(message, scope);
     return this.#initialize(message, scope);
   }
 
   notify(message: McpMessage): Promise<void> {
-    if (this.#era !== 'modern') return this.#inner.notify(message);
+    if (this.#era !== 'stateless') return this.#inner.notify(message);
     // The stateless era has no handshake to finish and no roots notification.
     if (message.method === 'notifications/initialized' || message.method === 'notifications/roots/list_changed') return Promise.resolve();
     return this.#inner.notify(message);
@@ -151,25 +150,25 @@ export class EraConnection implements UpstreamConnection {
   // --- which era ---
 
   async #initialize(received: McpMessage, scope: RequestScope): Promise<Result> {
-    const { message, modernClient } = withoutClientEra(received);
-    this.#modernClient = modernClient;
+    const { message, statelessClient } = withoutClientEra(received);
+    this.#statelessClient = statelessClient;
     const params = message.params ?? {};
     this.#client = {
       capabilities: isJsonObject(params.capabilities) ? params.capabilities : {},
       clientInfo: isJsonObject(params.clientInfo) ? params.clientInfo : undefined,
     };
     const requested = typeof params.protocolVersion === 'string' ? params.protocolVersion : undefined;
-    const discoverFirst = this.#options.probe === 'discover' || (modernClient && this.#memory.era !== 'legacy');
+    const discoverFirst = this.#options.probe === 'discover' || (statelessClient && this.#memory.era !== 'session');
     if (discoverFirst) {
       const discovered = await this.#probe(scope);
       if (discovered === 'unauthorized') {
-        // Refused for want of a token: initialize (which logs in) goes on, and a modern server
+        // Refused for want of a token: initialize (which logs in) goes on, and a stateless-era server
         // refuses it naming 2026-07-28 (see below). Nothing is learnt for the next connections.
         return this.#initializeFirst(message, scope, requested);
       }
-      if (discovered !== undefined) return this.#becomeModern(discovered, requested);
-      this.#era = 'legacy';
-      this.#memory.era = 'legacy';
+      if (discovered !== undefined) return this.#becomeStateless(discovered, requested);
+      this.#era = 'session';
+      this.#memory.era = 'session';
       return this.#inner.request(message, scope);
     }
     return this.#initializeFirst(message, scope, requested);
@@ -179,14 +178,14 @@ export class EraConnection implements UpstreamConnection {
   async #initializeFirst(message: McpMessage, scope: RequestScope, requested: string | undefined): Promise<Result> {
     try {
       const result = await this.#inner.request(message, scope);
-      this.#era = 'legacy';
+      this.#era = 'session';
       return result;
     } catch (error) {
       // A server of the stateless era only refuses initialize naming the versions it speaks.
-      if (!namesModernVersion(error)) throw error;
+      if (!namesStatelessVersion(error)) throw error;
       const discovered = await this.#probe(scope);
       if (discovered === undefined || discovered === 'unauthorized') throw error;
-      return this.#becomeModern(discovered, requested);
+      return this.#becomeStateless(discovered, requested);
     }
   }
 
@@ -202,7 +201,7 @@ export class EraConnection implements UpstreamConnection {
     try {
       const result = await this.#inner.request({ method: 'server/discover', params: { _meta: this.#envelope() } }, requestScope(cancel, undefined));
       const versions = result.supportedVersions;
-      return Array.isArray(versions) && versions.includes(MODERN_VERSION) ? result : undefined;
+      return Array.isArray(versions) && versions.includes(LATEST_STATELESS_ERA_VERSION) ? result : undefined;
     } catch (error) {
       if (scope.signal.aborted) throw error;
       const status = error instanceof McpError && isJsonObject(error.data) ? error.data.status : undefined;
@@ -215,11 +214,11 @@ export class EraConnection implements UpstreamConnection {
     }
   }
 
-  async #becomeModern(discovered: JsonObject, requested: string | undefined): Promise<Result> {
+  async #becomeStateless(discovered: JsonObject, requested: string | undefined): Promise<Result> {
     this.#discover = discovered;
-    const known = this.#memory.era === 'modern';
-    this.#era = 'modern';
-    this.#memory.era = 'modern';
+    const known = this.#memory.era === 'stateless';
+    this.#era = 'stateless';
+    this.#memory.era = 'stateless';
     if (!known) this.#log.info('the upstream speaks protocol version 2026-07-28');
     await this.#openListen();
     return initializeResultFrom(discovered, negotiateVersion(requested ?? ''));
@@ -227,7 +226,7 @@ export class EraConnection implements UpstreamConnection {
 
   // --- the stateless era ---
 
-  async #modern(message: McpMessage, scope: RequestScope): Promise<Result> {
+  async #stateless(message: McpMessage, scope: RequestScope): Promise<Result> {
     switch (message.method) {
       case 'initialize':
         throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: initialize was already received in this session');
@@ -282,7 +281,7 @@ export class EraConnection implements UpstreamConnection {
     const answers = await Promise.all(
       entries.map(([key, request]) => {
         const params = sessionEraParams(request);
-        return to.request({ method: request.method as string, params: this.#modernClient ? withInputKey(params, key) : params }, scope);
+        return to.request({ method: request.method as string, params: this.#statelessClient ? withInputKey(params, key) : params }, scope);
       }),
     );
     const responses: JsonObject = {};
@@ -298,10 +297,10 @@ export class EraConnection implements UpstreamConnection {
   #envelope(): JsonObject {
     const { capabilities, clientInfo } = this.#client;
     return {
-      [MODERN_META.protocolVersion]: MODERN_VERSION,
-      [MODERN_META.clientCapabilities]: capabilities,
-      ...(clientInfo === undefined ? {} : { [MODERN_META.clientInfo]: clientInfo }),
-      ...(this.#logLevel === undefined ? {} : { [MODERN_META.logLevel]: this.#logLevel }),
+      [ENVELOPE_META.protocolVersion]: LATEST_STATELESS_ERA_VERSION,
+      [ENVELOPE_META.clientCapabilities]: capabilities,
+      ...(clientInfo === undefined ? {} : { [ENVELOPE_META.clientInfo]: clientInfo }),
+      ...(this.#logLevel === undefined ? {} : { [ENVELOPE_META.logLevel]: this.#logLevel }),
     };
   }
 
@@ -391,20 +390,20 @@ function withInputKey(params: JsonObject, key: string): JsonObject {
 }
 
 /** `initialize` without the bridge's note of the client's era (see CLIENT_ERA_META), and whether it was there. */
-function withoutClientEra(message: McpMessage): { message: McpMessage; modernClient: boolean } {
+function withoutClientEra(message: McpMessage): { message: McpMessage; statelessClient: boolean } {
   const params = message.params;
   const meta = params?._meta;
-  if (params === undefined || !isJsonObject(meta) || !(CLIENT_ERA_META in meta)) return { message, modernClient: false };
+  if (params === undefined || !isJsonObject(meta) || !(CLIENT_ERA_META in meta)) return { message, statelessClient: false };
   const { [CLIENT_ERA_META]: _era, ...kept } = meta;
   const { _meta: _old, ...rest } = params;
-  return { message: { method: message.method, params: Object.keys(kept).length === 0 ? rest : { ...rest, _meta: kept } }, modernClient: true };
+  return { message: { method: message.method, params: Object.keys(kept).length === 0 ? rest : { ...rest, _meta: kept } }, statelessClient: true };
 }
 
 /** Whether an error refusing `initialize` names 2026-07-28 among the versions the server speaks. */
-function namesModernVersion(error: unknown): boolean {
+function namesStatelessVersion(error: unknown): boolean {
   if (!(error instanceof McpError)) return false;
   if (error.code === ErrorCode.UnsupportedProtocolVersion) return true;
   const supported = isJsonObject(error.data) ? error.data.supported : undefined;
-  if (Array.isArray(supported)) return supported.includes(MODERN_VERSION);
-  return error.message.includes(MODERN_VERSION);
+  if (Array.isArray(supported)) return supported.includes(LATEST_STATELESS_ERA_VERSION);
+  return error.message.includes(LATEST_STATELESS_ERA_VERSION);
 }

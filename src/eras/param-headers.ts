@@ -1,6 +1,6 @@
 import { ErrorCode } from '../errors/error-code.js';
 import { McpError } from '../errors/mcp-error.js';
-import { decodeHeaderValue, encodeHeaderValue } from './modern-headers.js';
+import { decodeHeaderValue, encodeHeaderValue } from './stateless-headers.js';
 
 /** One argument a tool mirrors into a header: `Mcp-Param-{name}` carries the value at `path` in the arguments. */
 export interface ParamHeader {

@@ -1,13 +1,9 @@
 import { ErrorCode } from '../errors/error-code.js';
 import { McpError } from '../errors/mcp-error.js';
-/** A JSON object (the message layer's `JsonObject`: this layer is its sibling, and does not import it). */
-export type JsonObject = { [key: string]: unknown };
-
-/** The protocol revisions of the stateless era (every request carries its envelope). */
-export const MODERN_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28'];
+import type { JsonObject } from '../message/jsonrpc.js';
 
 /** The `params._meta` keys of a 2026-07-28 request's envelope. */
-export const MODERN_META = {
+export const ENVELOPE_META = {
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',
   clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
   clientInfo: 'io.modelcontextprotocol/clientInfo',
@@ -17,7 +13,7 @@ export const MODERN_META = {
 /**
  * The `_meta` key under which the chain carries an input request's key (of `inputRequests`) on
  * the server→client request it becomes, so that a bridge back to a 2026-07-28 client keeps the
- * server's own key. Not part of the spec; removed before a modern client sees the request.
+ * server's own key. Not part of the spec; removed before a stateless-era client sees the request.
  */
 export const INPUT_KEY_META = 'dev.mcp-chain/inputKey';
 
@@ -29,7 +25,7 @@ export const INPUT_KEY_META = 'dev.mcp-chain/inputKey';
 export const CLIENT_ERA_META = 'dev.mcp-chain/clientEra';
 
 /** What a request of the stateless era says about its client, every time. */
-export interface ModernEnvelope {
+export interface StatelessEnvelope {
   readonly protocolVersion: string;
   readonly clientCapabilities: JsonObject;
   /** SHOULD be there; a request without it is still served. */
@@ -42,9 +38,9 @@ export interface ModernEnvelope {
  * Whether a request claims the stateless era: its `params._meta` names a protocol version (the
  * spec's "modern per-request `_meta`"). A request that does not is of the session era.
  */
-export function claimsModernEra(params: JsonObject | undefined): boolean {
+export function claimsStatelessEra(params: JsonObject | undefined): boolean {
   const meta = params?._meta;
-  return isObject(meta) && Object.prototype.hasOwnProperty.call(meta, MODERN_META.protocolVersion);
+  return isObject(meta) && Object.prototype.hasOwnProperty.call(meta, ENVELOPE_META.protocolVersion);
 }
 
 /**
@@ -53,21 +49,21 @@ export function claimsModernEra(params: JsonObject | undefined): boolean {
  * or `.invalid` name it); a version not served is -32022 with `data: { supported, requested }`.
  * `supported`: the versions of that era the endpoint serves, as `server/discover` lists them.
  */
-export function readModernEnvelope(params: JsonObject | undefined, supported: readonly string[]): ModernEnvelope {
+export function readStatelessEnvelope(params: JsonObject | undefined, supported: readonly string[]): StatelessEnvelope {
   const meta = params?._meta;
   if (!isObject(meta)) throw invalidEnvelope({ missing: ['_meta'] });
   const missing: string[] = [];
   const invalid: string[] = [];
-  const protocolVersion = meta[MODERN_META.protocolVersion];
-  const clientCapabilities = meta[MODERN_META.clientCapabilities];
-  const clientInfo = meta[MODERN_META.clientInfo];
-  const logLevel = meta[MODERN_META.logLevel];
-  if (protocolVersion === undefined) missing.push(MODERN_META.protocolVersion);
-  else if (typeof protocolVersion !== 'string' || protocolVersion === '') invalid.push(MODERN_META.protocolVersion);
-  if (clientCapabilities === undefined) missing.push(MODERN_META.clientCapabilities);
-  else if (!isObject(clientCapabilities)) invalid.push(MODERN_META.clientCapabilities);
-  if (clientInfo !== undefined && !isObject(clientInfo)) invalid.push(MODERN_META.clientInfo);
-  if (logLevel !== undefined && typeof logLevel !== 'string') invalid.push(MODERN_META.logLevel);
+  const protocolVersion = meta[ENVELOPE_META.protocolVersion];
+  const clientCapabilities = meta[ENVELOPE_META.clientCapabilities];
+  const clientInfo = meta[ENVELOPE_META.clientInfo];
+  const logLevel = meta[ENVELOPE_META.logLevel];
+  if (protocolVersion === undefined) missing.push(ENVELOPE_META.protocolVersion);
+  else if (typeof protocolVersion !== 'string' || protocolVersion === '') invalid.push(ENVELOPE_META.protocolVersion);
+  if (clientCapabilities === undefined) missing.push(ENVELOPE_META.clientCapabilities);
+  else if (!isObject(clientCapabilities)) invalid.push(ENVELOPE_META.clientCapabilities);
+  if (clientInfo !== undefined && !isObject(clientInfo)) invalid.push(ENVELOPE_META.clientInfo);
+  if (logLevel !== undefined && typeof logLevel !== 'string') invalid.push(ENVELOPE_META.logLevel);
   if (missing.length > 0 || invalid.length > 0) {
     throw invalidEnvelope({ ...(missing.length > 0 ? { missing } : {}), ...(invalid.length > 0 ? { invalid } : {}) });
   }

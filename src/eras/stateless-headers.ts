@@ -1,6 +1,6 @@
 import { ErrorCode } from '../errors/error-code.js';
 import { McpError } from '../errors/mcp-error.js';
-import type { JsonObject } from './modern-envelope.js';
+import type { JsonObject } from '../message/jsonrpc.js';
 
 /** The methods whose target a 2026-07-28 request also names in `Mcp-Name`, and where it is in the body. */
 const NAMED: Readonly<Record<string, 'name' | 'uri'>> = {
@@ -20,7 +20,7 @@ export type RequestHeaders = Readonly<Record<string, string | string[] | undefin
  * values are not. A missing, mismatched or undecodable header throws -32020 (HTTP 400), whose
  * `data.mismatch` names the header and both values.
  */
-export function checkModernHeaders(headers: RequestHeaders, method: string, params: JsonObject | undefined, protocolVersion: string): void {
+export function checkStatelessHeaders(headers: RequestHeaders, method: string, params: JsonObject | undefined, protocolVersion: string): void {
   expect(headers, 'mcp-protocol-version', protocolVersion, false);
   expect(headers, 'mcp-method', method, false);
   const field = NAMED[method];
@@ -77,7 +77,7 @@ export function encodeHeaderValue(value: string): string {
  * The headers a 2026-07-28 POST of `method` carries, from its body: `MCP-Protocol-Version`,
  * `Mcp-Method`, and `Mcp-Name` for `tools/call`, `prompts/get` and `resources/read`.
  */
-export function modernRequestHeaders(method: string, params: JsonObject | undefined, protocolVersion: string): Record<string, string> {
+export function statelessRequestHeaders(method: string, params: JsonObject | undefined, protocolVersion: string): Record<string, string> {
   const headers: Record<string, string> = { 'mcp-protocol-version': protocolVersion, 'mcp-method': method };
   const field = NAMED[method];
   const target = field === undefined ? undefined : params?.[field];
