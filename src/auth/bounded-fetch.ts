@@ -5,7 +5,7 @@
  * safe address for the check and a forbidden one for the connection), bounded in time and size,
  * following no redirect. Built on `node:http`/`node:https` so the pinning is exact.
  */
-import { request as httpRequest, type IncomingHttpHeaders, type RequestOptions } from 'node:http';
+import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupAddress } from 'node:dns';
 import { checkFetchUrl, describeUrl, type FetchPolicyOptions, type ResolvedAddress } from './fetch-policy.js';
@@ -87,13 +87,7 @@ export async function fetchBounded(
   init: BoundedFetchInit,
   limits: BoundedFetchLimits,
 ): Promise<BoundedResponse> {
-  const where = (() => {
-    try {
-      return describeUrl(new URL(input));
-    } catch {
-      return 'the URL';
-    }
-  })();
+  const where = placeOf(input);
   let timer: NodeJS.Timeout | undefined;
   let cancel: (error: Error) => void = () => undefined;
   const deadline = new Promise<never>((_, reject) => {
@@ -112,39 +106,7 @@ export async function fetchBounded(
     const { url, addresses } = await checkFetchUrl(input, limits);
     if (settled) throw new BoundedFetchError('aborted', `${where}: given up before connecting`);
     return await new Promise<BoundedResponse>((resolve, reject) => {
-      const options: RequestOptions = {
-        method: init.method ?? 'GET',
-        headers: { ...init.headers, ...(init.body !== undefined ? { 'content-length': String(Buffer.byteLength(init.body)) } : {}) },
-        lookup: pinnedLookup(addresses) as unknown as RequestOptions['lookup'],
-      };
-      const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, options, (res) => {
-        const status = res.statusCode ?? 0;
-        const headers = flattenHeaders(res.headers);
-        if (status >= 300 && status < 400 && init.redirect !== 'manual') {
-          res.destroy();
-          reject(new BoundedFetchError('redirect', `${where}: answered with a redirect (${status}), not followed`, status));
-          return;
-        }
-        const declared = Number(headers['content-length']);
-        if (Number.isFinite(declared) && declared > limits.maxBytes) {
-          res.destroy();
-          reject(new BoundedFetchError('too-large', `${where}: the answer is larger than ${limits.maxBytes} bytes`, status));
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > limits.maxBytes) {
-            res.destroy();
-            reject(new BoundedFetchError('too-large', `${where}: the answer is larger than ${limits.maxBytes} bytes`, status));
-            return;
-          }
-          chunks.push(chunk);
-        });
-        res.on('end', () => resolve({ status, headers, body: Buffer.concat(chunks) }));
-        res.on('error', (error) => reject(new BoundedFetchError('network', `${where}: ${error.message}`, status)));
-      });
+      const req = send(url, addresses, init, (res) => readAnswer(res, where, init, limits.maxBytes, resolve, reject));
       destroy = (error) => req.destroy(error);
       req.on('error', (error) => {
         reject(error instanceof BoundedFetchError ? error : new BoundedFetchError('network', `${where}: ${error.message}`));
@@ -163,6 +125,62 @@ export async function fetchBounded(
     clearTimeout(timer);
     init.signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/** `input` in a message: its origin and path (see `describeUrl`), or "the URL" when it is none. */
+function placeOf(input: string | URL): string {
+  try {
+    return describeUrl(new URL(input));
+  } catch {
+    return 'the URL';
+  }
+}
+
+/** Starts the request, its connection pinned to the addresses the policy checked (no second lookup). */
+function send(url: URL, addresses: readonly ResolvedAddress[], init: BoundedFetchInit, onAnswer: (res: IncomingMessage) => void): ClientRequest {
+  const options: RequestOptions = {
+    method: init.method ?? 'GET',
+    headers: { ...init.headers, ...(init.body !== undefined ? { 'content-length': String(Buffer.byteLength(init.body)) } : {}) },
+    lookup: pinnedLookup(addresses) as unknown as RequestOptions['lookup'],
+  };
+  return (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, options, onAnswer);
+}
+
+/** Reads an answer whole into `resolve`; a redirect (unless `init.redirect` is `manual`) or more than `maxBytes` goes to `reject`. */
+function readAnswer(
+  res: IncomingMessage,
+  where: string,
+  init: BoundedFetchInit,
+  maxBytes: number,
+  resolve: (answer: BoundedResponse) => void,
+  reject: (error: BoundedFetchError) => void,
+): void {
+  const status = res.statusCode ?? 0;
+  const headers = flattenHeaders(res.headers);
+  if (status >= 300 && status < 400 && init.redirect !== 'manual') {
+    res.destroy();
+    reject(new BoundedFetchError('redirect', `${where}: answered with a redirect (${status}), not followed`, status));
+    return;
+  }
+  const declared = Number(headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    res.destroy();
+    reject(new BoundedFetchError('too-large', `${where}: the answer is larger than ${maxBytes} bytes`, status));
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  res.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > maxBytes) {
+      res.destroy();
+      reject(new BoundedFetchError('too-large', `${where}: the answer is larger than ${maxBytes} bytes`, status));
+      return;
+    }
+    chunks.push(chunk);
+  });
+  res.on('end', () => resolve({ status, headers, body: Buffer.concat(chunks) }));
+  res.on('error', (error) => reject(new BoundedFetchError('network', `${where}: ${error.message}`, status)));
 }
 
 /** The parsed JSON answer of a `fetchJson`. */

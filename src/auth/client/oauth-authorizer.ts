@@ -94,221 +94,314 @@ export interface AuthorizerStatus {
   readonly logins: readonly LoginStatus[];
 }
 
-/** An `UpstreamAuth` that is an OAuth client, with the interactive login and what `mcp-chain auth` shows. */
-export interface OAuthAuthorizer extends UpstreamAuth {
-  /** The store it keeps tokens in. */
-  readonly store: TokenStore;
-  /**
-   * The whole login for `principal` (default: the local one): discovery, a client (the stored
-   * one, else pre-registered, CIMD or DCR), PKCE, the redirect listener, the URL (to `onUrl`, and
-   * a browser when there is a desktop), the code exchange, the store. For `client_credentials`,
-   * the grant. Rejects with an `OAuthClientError` (denied, refused, timed out) or a store error.
-   */
-  login(principal?: Principal, options?: LoginOptions): Promise<StoredLogin>;
-  status(): Promise<AuthorizerStatus>;
-  /** Forgets the logins kept for the server: of `principal`, or all. Resolves with how many there were. */
-  logout(principal?: Principal): Promise<number>;
-}
-
 interface PendingLogin {
   readonly url: string;
   readonly completion: Promise<StoredLogin>;
   readonly abort: AbortController;
 }
 
+/** What a login needs once the person is sent to the authorization server: the code exchange's inputs. */
+interface LoginFlow {
+  readonly d: DiscoveredAuthorization;
+  readonly client: ClientRegistration;
+  readonly listener: RedirectListener;
+  readonly verifier: string;
+  readonly state: string;
+}
 
 /**
  * The OAuth client of one remote server: see {@link OAuthAuthorizer}. Nothing is fetched until
  * a token is needed.
  */
 export function oauthAuthorizer(options: OAuthAuthorizerOptions): OAuthAuthorizer {
-  const { server, serverUrl, oauth, log } = options;
-  const store = options.store ?? new TokenStore(oauth.tokenStore ?? defaultTokenStorePath(options.env ?? process.env));
-  const now = options.now ?? Date.now;
-  const fetch: OAuthFetchOptions = options.fetch ?? {};
-  const grant = oauth.grant ?? 'authorization_code';
-  const key = canonicalResourceUrl(serverUrl);
-  const command = options.loginCommand ?? `mcp-chain auth login ${server}`;
-  const loginTimeoutMs = options.loginTimeoutMs ?? LOGIN_TIMEOUT_MS;
+  return new OAuthAuthorizer(options);
+}
 
-  const cache = new Map<string, StoredLogin>();
-  const inflight = new Map<string, Promise<void>>();
-  const pending = new Map<string, Promise<PendingLogin>>();
-  const aborts = new Set<AbortController>();
+/**
+ * An `UpstreamAuth` that is an OAuth client, with the interactive login and what `mcp-chain auth`
+ * shows. Per principal: the login in memory (`#cache`, read from the store on a miss), one
+ * refresh or renewal at a time (`#inflight`), one login waiting for its person (`#pending`).
+ */
+export class OAuthAuthorizer implements UpstreamAuth {
+  /** The store it keeps tokens in. */
+  readonly store: TokenStore;
+  readonly #server: string;
+  readonly #serverUrl: URL;
+  readonly #oauth: UpstreamOAuthOptions;
+  readonly #log: Logger;
+  readonly #now: () => number;
+  readonly #fetch: OAuthFetchOptions;
+  readonly #grant: NonNullable<UpstreamOAuthOptions['grant']>;
+  /** The server's canonical URL: the store's key. */
+  readonly #key: string;
+  /** The command that logs in from a terminal, in messages. */
+  readonly #command: string;
+  readonly #loginTimeoutMs: number;
+
+  readonly #cache = new Map<string, StoredLogin>();
+  readonly #inflight = new Map<string, Promise<void>>();
+  readonly #pending = new Map<string, Promise<PendingLogin>>();
+  readonly #aborts = new Set<AbortController>();
+  /** Logins whose URL was logged. */
+  readonly #announced = new WeakSet<PendingLogin>();
   /** The last challenge the server sent (its scope and metadata URL steer discovery). */
-  let lastChallenge: BearerChallenge | undefined;
-  let discovered: { readonly key: string; readonly value: Promise<DiscoveredAuthorization> } | undefined;
-  let closed = false;
+  #lastChallenge: BearerChallenge | undefined;
+  #discovered: { readonly key: string; readonly value: Promise<DiscoveredAuthorization> } | undefined;
+  #closed = false;
 
-  /** Discovery, once per challenge's metadata URL (again after a failure). */
-  const discover = (challenge: BearerChallenge | undefined): Promise<DiscoveredAuthorization> => {
-    const cacheKey = `${challenge?.resourceMetadata ?? ''}`;
-    if (discovered !== undefined && (discovered.key === cacheKey || challenge?.resourceMetadata === undefined)) return discovered.value;
-    const value = discoverAuthorization(serverUrl, challenge, { fetch, authorizationServer: oauth.authorizationServer, resource: oauth.resource });
-    const entry = { key: cacheKey, value };
-    discovered = entry;
-    value.catch(() => {
-      if (discovered === entry) discovered = undefined;
+  constructor(options: OAuthAuthorizerOptions) {
+    this.#server = options.server;
+    this.#serverUrl = options.serverUrl;
+    this.#oauth = options.oauth;
+    this.#log = options.log;
+    this.store = options.store ?? new TokenStore(options.oauth.tokenStore ?? defaultTokenStorePath(options.env ?? process.env));
+    this.#now = options.now ?? Date.now;
+    this.#fetch = options.fetch ?? {};
+    this.#grant = options.oauth.grant ?? 'authorization_code';
+    this.#key = canonicalResourceUrl(options.serverUrl);
+    this.#command = options.loginCommand ?? `mcp-chain auth login ${options.server}`;
+    this.#loginTimeoutMs = options.loginTimeoutMs ?? LOGIN_TIMEOUT_MS;
+  }
+
+  /** The token of `principal`, refreshed first when it expires within a minute. */
+  async authorization(principal: Principal): Promise<string | undefined> {
+    let login = await this.#current(principal);
+    if (login === undefined) return undefined;
+    if (this.#expiresSoon(login.tokens)) {
+      const running = this.#inflight.get(principal.key);
+      // What a refusal is doing for this principal (a refresh, a login started) decides; its failure is its caller's.
+      if (running !== undefined) await running.catch(() => undefined);
+      else await this.#single(principal, () => this.#renew(principal));
+      login = this.#cache.get(principal.key);
+      if (login === undefined || this.#expired(login.tokens)) return undefined;
+    }
+    return `Bearer ${login.tokens.accessToken}`;
+  }
+
+  async refused(principal: Principal, refusal: UpstreamRefusal): Promise<void> {
+    const challenge = parseBearerChallenge(refusal.challenge);
+    if (challenge !== undefined) this.#lastChallenge = challenge;
+    const stepUp = refusal.status === 403 && challenge?.error === 'insufficient_scope' ? challenge : undefined;
+    // After whatever runs for this principal (a refresh, another refusal's work), this refusal is
+    // looked at again: most often that work replaced the token refused, and there is nothing to do.
+    for (let running = this.#inflight.get(principal.key); running !== undefined; running = this.#inflight.get(principal.key)) {
+      await running.catch(() => undefined);
+    }
+    await this.#single(principal, async () => {
+      const login = await this.#current(principal, true);
+      if (stepUp !== undefined) return this.#stepUp(principal, login, stepUp);
+      // Replaced meanwhile (a concurrent request, another process): worth sending again.
+      if (login !== undefined && refusal.sent !== `Bearer ${login.tokens.accessToken}`) return;
+      await this.#replace(principal, login, challenge);
     });
-    return value;
-  };
+  }
 
-  /** The authorization server of a login, for its refresh: its metadata only (no protected resource discovery). */
-  const serverOf = async (login: StoredLogin): Promise<DiscoveredAuthorization> => {
-    const known = discovered === undefined ? undefined : await discovered.value.catch(() => undefined);
-    if (known !== undefined && known.server.issuer === login.issuer) return { ...known, resource: login.resource };
-    return { resource: login.resource, server: await fetchAuthorizationServerMetadata(login.issuer, fetch) };
-  };
+  /**
+   * The whole login for `principal` (default: the local one): discovery, a client (the stored
+   * one, else pre-registered, CIMD or DCR), PKCE, the redirect listener, the URL (to `onUrl`, and
+   * a browser when there is a desktop), the code exchange, the store. For `client_credentials`,
+   * the grant. Rejects with an `OAuthClientError` (denied, refused, timed out) or a store error.
+   */
+  async login(principal?: Principal, options: LoginOptions = {}): Promise<StoredLogin> {
+    const who = principal ?? (this.#grant === 'client_credentials' ? MACHINE_PRINCIPAL : LOCAL_PRINCIPAL);
+    if (this.#grant !== 'authorization_code') {
+      await this.#obtainWithoutPerson(who, this.#lastChallenge, options.scope);
+      const got = this.#cache.get(who.key);
+      if (got === undefined) throw new Error(`${this.#server}: no token was obtained`);
+      return got;
+    }
+    this.#lastChallenge ??= await this.#probe();
+    const started = await this.#beginLogin(who, this.#lastChallenge, options);
+    options.onUrl?.(started.url);
+    return started.completion;
+  }
+
+  async status(): Promise<AuthorizerStatus> {
+    const logins = (await this.store.listLogins()).filter((entry) => entry.server === this.#key);
+    return {
+      server: this.#server,
+      url: this.#key,
+      tokenStore: this.store.file,
+      logins: logins.map(({ principal, login: kept }) => ({
+        principal,
+        issuer: kept.issuer,
+        resource: kept.resource,
+        clientId: kept.clientId,
+        scope: kept.tokens.scope,
+        expiresAt: kept.tokens.expiresAt,
+        expired: this.#expired(kept.tokens),
+        refreshable: kept.tokens.refreshToken !== undefined,
+        obtainedAt: kept.obtainedAt,
+      })),
+    };
+  }
+
+  /** Forgets the logins kept for the server: of `principal`, or all. Resolves with how many there were. */
+  async logout(principal?: Principal): Promise<number> {
+    if (principal === undefined) this.#cache.clear();
+    else this.#cache.delete(principal.key);
+    return this.store.deleteLogins(this.#key, principal?.key);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const running = [...this.#pending.values()];
+    for (const abort of this.#aborts) abort.abort();
+    await Promise.allSettled(running.map(async (entry) => (await entry).completion));
+  }
+
+  // ---- the logins kept: memory, then the store ----
+
+  async #current(principal: Principal, fresh = false): Promise<StoredLogin | undefined> {
+    const cached = fresh ? undefined : this.#cache.get(principal.key);
+    if (cached !== undefined) return cached;
+    const stored = this.#grant === 'token_exchange' ? this.#cache.get(principal.key) : await this.store.getLogin(this.#key, principal.key);
+    if (!this.#fits(stored)) {
+      this.#cache.delete(principal.key);
+      return undefined;
+    }
+    this.#cache.set(principal.key, stored);
+    return stored;
+  }
 
   /**
    * A login is sent to this server only when it was obtained for it: for the configured
    * `resource`, else for the server's URL or (as protected resource metadata may name it) its
    * origin or a path prefix of it.
    */
-  const fits = (login: StoredLogin | undefined): login is StoredLogin => {
+  #fits(login: StoredLogin | undefined): login is StoredLogin {
     if (login === undefined) return false;
-    if (oauth.resource !== undefined) return login.resource === oauth.resource;
+    if (this.#oauth.resource !== undefined) return login.resource === this.#oauth.resource;
     try {
       const resource = new URL(login.resource);
-      return resource.origin === serverUrl.origin && `${key}/`.startsWith(`${canonicalResourceUrl(resource)}/`);
+      return resource.origin === this.#serverUrl.origin && `${this.#key}/`.startsWith(`${canonicalResourceUrl(resource)}/`);
     } catch {
       return false;
     }
-  };
+  }
 
-  const current = async (principal: Principal, fresh = false): Promise<StoredLogin | undefined> => {
-    const cached = fresh ? undefined : cache.get(principal.key);
-    if (cached !== undefined) return cached;
-    const stored = grant === 'token_exchange' ? cache.get(principal.key) : await store.getLogin(key, principal.key);
-    if (!fits(stored)) {
-      cache.delete(principal.key);
-      return undefined;
-    }
-    cache.set(principal.key, stored);
-    return stored;
-  };
+  async #keep(principal: Principal, login: StoredLogin): Promise<void> {
+    if (this.#grant !== 'token_exchange') await this.store.setLogin(this.#key, principal.key, login);
+    this.#cache.set(principal.key, login);
+  }
 
-  const keep = async (principal: Principal, login: StoredLogin): Promise<void> => {
-    if (grant !== 'token_exchange') await store.setLogin(key, principal.key, login);
-    cache.set(principal.key, login);
-  };
+  async #drop(principal: Principal): Promise<void> {
+    this.#cache.delete(principal.key);
+    if (this.#grant !== 'token_exchange') await this.store.deleteLogins(this.#key, principal.key);
+  }
 
-  const drop = async (principal: Principal): Promise<void> => {
-    cache.delete(principal.key);
-    if (grant !== 'token_exchange') await store.deleteLogins(key, principal.key);
-  };
+  #expiresSoon(tokens: TokenSet): boolean {
+    return tokens.expiresAt !== undefined && tokens.expiresAt - this.#now() <= REFRESH_MARGIN_MS;
+  }
 
-  const expiresSoon = (tokens: TokenSet): boolean => tokens.expiresAt !== undefined && tokens.expiresAt - now() <= REFRESH_MARGIN_MS;
+  #expired(tokens: TokenSet): boolean {
+    return tokens.expiresAt !== undefined && tokens.expiresAt <= this.#now();
+  }
 
   /** One operation at a time per principal: later callers share the running one. */
-  const single = (principal: Principal, run: () => Promise<void>): Promise<void> => {
-    const running = inflight.get(principal.key);
+  #single(principal: Principal, run: () => Promise<void>): Promise<void> {
+    const running = this.#inflight.get(principal.key);
     if (running !== undefined) return running;
-    const started = run().finally(() => inflight.delete(principal.key));
-    inflight.set(principal.key, started);
+    const started = run().finally(() => this.#inflight.delete(principal.key));
+    this.#inflight.set(principal.key, started);
     return started;
-  };
+  }
 
-  /** The client a login was obtained with (its secret from the store or the config, when it is the same client). */
-  const clientOfLogin = async (login: StoredLogin): Promise<ClientRegistration> => {
-    const configured = oauth.client;
-    if (configured !== undefined && configured.clientId === login.clientId) return preregistered(configured);
-    const stored = await store.getClient(login.issuer, key);
-    if (stored !== undefined && stored.clientId === login.clientId) return registrationOf(stored);
-    return { clientId: login.clientId, tokenEndpointAuthMethod: 'none', method: 'dcr' };
-  };
+  // ---- a token without a person: refresh, client credentials, token exchange ----
+
+  /** A login about to expire: refreshed, else (client credentials) obtained anew, else forgotten once expired. Never rejects. */
+  async #renew(principal: Principal): Promise<void> {
+    const latest = await this.#current(principal, true);
+    if (latest === undefined || !this.#expiresSoon(latest.tokens)) return;
+    let renewed = await this.#refresh(principal, latest).catch((error: unknown) => {
+      this.#log.warn(`${this.#server}: cannot refresh the access token: ${describe(error)}`);
+      return false;
+    });
+    if (!renewed && this.#grant === 'client_credentials') {
+      renewed = await this.#obtainWithoutPerson(principal, this.#lastChallenge).then(
+        () => true,
+        (error: unknown) => {
+          this.#log.warn(`${this.#server}: cannot renew the access token: ${describe(error)}`);
+          return false;
+        },
+      );
+    }
+    if (!renewed && this.#expired(latest.tokens)) this.#cache.delete(principal.key);
+  }
 
   /**
    * Refreshes `principal`'s login. Resolves with whether it did; an `invalid_grant` answer drops
    * the login (resolves false); other failures reject.
    */
-  const refresh = async (principal: Principal, login: StoredLogin): Promise<boolean> => {
+  async #refresh(principal: Principal, login: StoredLogin): Promise<boolean> {
     const refreshToken = login.tokens.refreshToken;
     if (refreshToken === undefined) return false;
     try {
-      const d = await serverOf(login);
-      const tokens = await refreshTokens(d, await clientOfLogin(login), { refreshToken }, fetch, now);
+      const d = await this.#serverOf(login);
+      const tokens = await refreshTokens(d, await this.#clientOfLogin(login), { refreshToken }, this.#fetch, this.#now);
       // A refresh answer without a refresh token keeps the one that was used (RFC 6749 section 6).
-      await keep(principal, { ...login, tokens: { ...tokens, refreshToken: tokens.refreshToken ?? refreshToken }, obtainedAt: now() });
-      log.debug(`${server}: access token refreshed`, { principal: principal.key });
+      await this.#keep(principal, { ...login, tokens: { ...tokens, refreshToken: tokens.refreshToken ?? refreshToken }, obtainedAt: this.#now() });
+      this.#log.debug(`${this.#server}: access token refreshed`, { principal: principal.key });
       return true;
     } catch (error) {
       if (error instanceof OAuthClientError && error.code === 'invalid_grant') {
-        log.info(`${server}: the login of ${principal.key} is no longer valid (the refresh token was refused); a new login is needed`);
-        await drop(principal);
+        this.#log.info(`${this.#server}: the login of ${principal.key} is no longer valid (the refresh token was refused); a new login is needed`);
+        await this.#drop(principal);
         return false;
       }
       throw error;
     }
-  };
+  }
 
-  /** The token of `principal`, refreshed first when it expires within a minute. */
-  const authorization = async (principal: Principal): Promise<string | undefined> => {
-    let login = await current(principal);
-    if (login === undefined) return undefined;
-    if (expiresSoon(login.tokens)) {
-      const running = inflight.get(principal.key);
-      // What a refusal is doing for this principal (a refresh, a login started) decides; its failure is its caller's.
-      if (running !== undefined) await running.catch(() => undefined);
-      else await single(principal, async () => {
-        const latest = await current(principal, true);
-        if (latest === undefined || !expiresSoon(latest.tokens)) return;
-        let renewed = await refresh(principal, latest).catch((error: unknown) => {
-          log.warn(`${server}: cannot refresh the access token: ${describe(error)}`);
-          return false;
-        });
-        if (!renewed && grant === 'client_credentials') {
-          renewed = await obtainWithoutPerson(principal, lastChallenge).then(
-            () => true,
-            (error: unknown) => {
-              log.warn(`${server}: cannot renew the access token: ${describe(error)}`);
-              return false;
-            },
-          );
-        }
-        if (!renewed && expired(latest.tokens)) cache.delete(principal.key);
-      });
-      login = cache.get(principal.key);
-      if (login === undefined || expired(login.tokens)) return undefined;
-    }
-    return `Bearer ${login.tokens.accessToken}`;
-  };
+  /** The authorization server of a login, for its refresh: its metadata only (no protected resource discovery). */
+  async #serverOf(login: StoredLogin): Promise<DiscoveredAuthorization> {
+    const known = this.#discovered === undefined ? undefined : await this.#discovered.value.catch(() => undefined);
+    if (known !== undefined && known.server.issuer === login.issuer) return { ...known, resource: login.resource };
+    return { resource: login.resource, server: await fetchAuthorizationServerMetadata(login.issuer, this.#fetch) };
+  }
 
-  const expired = (tokens: TokenSet): boolean => tokens.expiresAt !== undefined && tokens.expiresAt <= now();
-
-  /** The scope to ask for: the configured one, else the challenge's, else the discovered one; with `extra` (a step-up). */
-  const scopeFor = (d: DiscoveredAuthorization, challenge: BearerChallenge | undefined, extra?: string): string | undefined => {
-    const base = oauth.scopes !== undefined && oauth.scopes.length > 0 ? oauth.scopes.join(' ') : (challenge?.scope ?? d.scope);
-    return union(base, extra);
-  };
+  /** The client a login was obtained with (its secret from the store or the config, when it is the same client). */
+  async #clientOfLogin(login: StoredLogin): Promise<ClientRegistration> {
+    const configured = this.#oauth.client;
+    if (configured !== undefined && configured.clientId === login.clientId) return preregistered(configured);
+    const stored = await this.store.getClient(login.issuer, this.#key);
+    if (stored !== undefined && stored.clientId === login.clientId) return registrationOf(stored);
+    return { clientId: login.clientId, tokenEndpointAuthMethod: 'none', method: 'dcr' };
+  }
 
   /** A token without a person: the client-credentials grant, or a token exchange of the principal's front token. */
-  const obtainWithoutPerson = async (principal: Principal, challenge: BearerChallenge | undefined, extraScope?: string): Promise<void> => {
-    if (grant === 'client_credentials') {
-      const d = await discover(challenge);
-      const client = oauth.client === undefined ? undefined : preregistered(oauth.client);
-      if (client === undefined) throw new OAuthClientError('registration', `${server}: the client-credentials grant needs a registered client: configure oauth.client`);
-      const tokens = await clientCredentials(d, client, { scope: scopeFor(d, challenge, extraScope) }, fetch, now);
-      await keep(principal, { tokens, issuer: d.server.issuer, resource: d.resource, clientId: client.clientId, obtainedAt: now() });
-      log.debug(`${server}: access token obtained (client credentials)`);
-      return;
-    }
-    const exchange = oauth.tokenExchange;
-    if (exchange === undefined) throw new OAuthClientError('unsupported', `${server}: token_exchange needs oauth.tokenExchange`);
+  async #obtainWithoutPerson(principal: Principal, challenge: BearerChallenge | undefined, extraScope?: string): Promise<void> {
+    if (this.#grant === 'client_credentials') await this.#clientCredentials(principal, challenge, extraScope);
+    else await this.#exchangeToken(principal, challenge, extraScope);
+  }
+
+  async #clientCredentials(principal: Principal, challenge: BearerChallenge | undefined, extraScope: string | undefined): Promise<void> {
+    const d = await this.#discover(challenge);
+    const client = this.#oauth.client === undefined ? undefined : preregistered(this.#oauth.client);
+    if (client === undefined) throw new OAuthClientError('registration', `${this.#server}: the client-credentials grant needs a registered client: configure oauth.client`);
+    const tokens = await clientCredentials(d, client, { scope: this.#scopeFor(d, challenge, extraScope) }, this.#fetch, this.#now);
+    await this.#keep(principal, { tokens, issuer: d.server.issuer, resource: d.resource, clientId: client.clientId, obtainedAt: this.#now() });
+    this.#log.debug(`${this.#server}: access token obtained (client credentials)`);
+  }
+
+  /** The token exchange (RFC 8693) of the token the principal's session came in with on the front. */
+  async #exchangeToken(principal: Principal, challenge: BearerChallenge | undefined, extraScope: string | undefined): Promise<void> {
+    const exchange = this.#oauth.tokenExchange;
+    if (exchange === undefined) throw new OAuthClientError('unsupported', `${this.#server}: token_exchange needs oauth.tokenExchange`);
     const identity = principal.identity;
     const subjectToken = identity === undefined ? undefined : subjectTokenOf(identity);
     if (identity === undefined || subjectToken === undefined) {
-      throw new OAuthClientError('unsupported', `${server}: a token exchange needs the user's token from an authenticating HTTP front (the session of ${principal.key} has none)`);
+      throw new OAuthClientError('unsupported', `${this.#server}: a token exchange needs the user's token from an authenticating HTTP front (the session of ${principal.key} has none)`);
     }
-    const tokenServer = await tokenExchangeServer(exchange.tokenEndpoint, identity.issuer);
-    const resource = oauth.resource ?? (await discover(challenge).then((d) => d.resource, () => key));
+    const tokenServer = await this.#tokenExchangeServer(exchange.tokenEndpoint, identity.issuer);
+    const resource = this.#oauth.resource ?? (await this.#discover(challenge).then((d) => d.resource, () => this.#key));
     const client: ClientRegistration = {
       clientId: exchange.clientId,
       clientSecret: exchange.clientSecret,
       tokenEndpointAuthMethod: exchange.tokenEndpointAuthMethod ?? (exchange.clientSecret === undefined ? 'none' : 'client_secret_basic'),
       method: 'preregistered',
     };
-    const scope = union(oauth.scopes?.join(' '), extraScope);
+    const scope = union(this.#oauth.scopes?.join(' '), extraScope);
     const tokens = await exchangeToken(
       tokenServer,
       client,
@@ -319,191 +412,77 @@ export function oauthAuthorizer(options: OAuthAuthorizerOptions): OAuthAuthorize
         ...(scope === undefined ? {} : { scope }),
         ...(exchange.requestedTokenType === undefined ? {} : { requestedTokenType: exchange.requestedTokenType }),
       },
-      fetch,
-      now,
+      this.#fetch,
+      this.#now,
     );
-    await keep(principal, { tokens, issuer: tokenServer.issuer, resource, clientId: client.clientId, obtainedAt: now() });
-    log.debug(`${server}: access token obtained (token exchange)`, { principal: principal.key });
-  };
+    await this.#keep(principal, { tokens, issuer: tokenServer.issuer, resource, clientId: client.clientId, obtainedAt: this.#now() });
+    this.#log.debug(`${this.#server}: access token obtained (token exchange)`, { principal: principal.key });
+  }
 
-  const tokenExchangeServer = async (tokenEndpoint: string | undefined, issuer: string | undefined): Promise<AuthorizationServerMetadata> => {
+  async #tokenExchangeServer(tokenEndpoint: string | undefined, issuer: string | undefined): Promise<AuthorizationServerMetadata> {
     if (tokenEndpoint !== undefined) return { issuer: new URL(tokenEndpoint).origin, token_endpoint: tokenEndpoint };
-    if (issuer === undefined) throw new OAuthClientError('discovery', `${server}: a token exchange needs oauth.tokenExchange.tokenEndpoint (the front's identity has no issuer)`);
-    return fetchAuthorizationServerMetadata(issuer, fetch);
-  };
+    if (issuer === undefined) throw new OAuthClientError('discovery', `${this.#server}: a token exchange needs oauth.tokenExchange.tokenEndpoint (the front's identity has no issuer)`);
+    return fetchAuthorizationServerMetadata(issuer, this.#fetch);
+  }
 
-  /** The redirect listener for a login, and the client it goes with (registered now when there is none). */
-  const clientAndListener = async (
-    d: DiscoveredAuthorization,
-    state: string,
-    scope: string | undefined,
-    signal: AbortSignal,
-  ): Promise<{ client: ClientRegistration; listener: RedirectListener }> => {
-    // A redirect URI of the gateway's HTTP front (a team gateway: the user's browser cannot reach a loopback listener here) waits through the front.
-    const listen = async (redirectUri: string): Promise<RedirectListener> =>
-      routesRedirect(redirectUri)
-        ? expectRedirect({ redirectUri, expectedState: state, timeoutMs: loginTimeoutMs, signal })
-        : listenForRedirect({ redirectUri, expectedState: state, timeoutMs: loginTimeoutMs, signal });
-    if (oauth.client !== undefined) {
-      return { client: preregistered(oauth.client), listener: await listen(oauth.redirectUri ?? DEFAULT_REDIRECT_URI) };
-    }
-    const stored = await store.getClient(d.server.issuer, key);
-    const usable = stored !== undefined && (stored.clientSecretExpiresAt === undefined || stored.clientSecretExpiresAt === 0 || stored.clientSecretExpiresAt > now()) && covers(stored, scope)
-      // Registered for another redirect URI than the one configured now: register again.
-      && (oauth.redirectUri === undefined || stored.redirectUri === undefined || stored.redirectUri === oauth.redirectUri);
-    if (usable) {
-      try {
-        return { client: registrationOf(stored), listener: await listen(oauth.redirectUri ?? stored.redirectUri ?? DEFAULT_REDIRECT_URI) };
-      } catch (error) {
-        // Its port is taken: a new registration on another port (a configured redirect URI has no other).
-        if (oauth.redirectUri !== undefined || stored.method !== 'dcr') throw error;
-        log.debug(`${server}: the registered redirect URI cannot be listened on (${describe(error)}); registering again`);
-      }
-    }
-    const listener = await listen(oauth.redirectUri ?? DEFAULT_REDIRECT_URI);
-    // What the resource offers, so that a later step-up can ask for more than this login does.
-    const registeredScope = union(d.resourceMetadata?.scopes_supported?.join(' '), scope);
-    try {
-      const client = await obtainClient(d, {
-        clientMetadataUrl: oauth.clientMetadataUrl,
-        clientName: oauth.clientName ?? 'mcp-chain',
-        redirectUri: listener.redirectUri,
-        grant: 'authorization_code',
-        scope: registeredScope,
-        fetch,
-      });
-      if (client.method !== 'preregistered') {
-        await store.setClient(d.server.issuer, key, { ...client, issuer: d.server.issuer, redirectUri: client.redirectUri ?? listener.redirectUri, registeredAt: now(), ...(client.method === 'dcr' && registeredScope !== undefined ? { scope: registeredScope } : {}) });
-        log.debug(`${server}: registered with ${d.server.issuer} (${client.method === 'cimd' ? 'client metadata document' : 'dynamic client registration'})`);
-      }
-      return { client, listener };
-    } catch (error) {
-      await listener.close();
-      throw error;
-    }
-  };
+  // ---- a refused token ----
 
-  /** Starts a login (or joins the one started for `principal`): resolves once the listener is up, with its URL and the promise of its end. */
-  const beginLogin = (principal: Principal, challenge: BearerChallenge | undefined, options: LoginOptions = {}): Promise<PendingLogin> => {
-    const existing = pending.get(principal.key);
-    if (existing !== undefined) return existing;
-    const started = startLogin(principal, challenge, options);
-    pending.set(principal.key, started);
-    started.then(
-      (entry) => entry.completion.then(forget, forget),
-      forget,
-    );
-    function forget(): void {
-      if (pending.get(principal.key) === started) pending.delete(principal.key);
+  /** A 403 `insufficient_scope`: a login (or a grant) for the scopes held and the ones the challenge asks for. */
+  async #stepUp(principal: Principal, login: StoredLogin | undefined, challenge: BearerChallenge): Promise<void> {
+    const extra = union(login?.tokens.scope, challenge.scope);
+    if (this.#grant === 'authorization_code') {
+      await this.#loginRequired(principal, { ...challenge, ...(extra === undefined ? {} : { scope: extra }) }, 'more scopes are needed');
     }
-    return started;
-  };
+    await this.#obtainWithoutPerson(principal, challenge, extra);
+  }
 
-  const startLogin = async (principal: Principal, challenge: BearerChallenge | undefined, options: LoginOptions): Promise<PendingLogin> => {
-    if (closed) throw new Error(`${server}: the OAuth client is closed`);
-    const abort = new AbortController();
-    aborts.add(abort);
-    const onAbort = (): void => abort.abort();
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    const done = (): void => {
-      options.signal?.removeEventListener('abort', onAbort);
-      aborts.delete(abort);
-    };
-    let listener: RedirectListener | undefined;
-    try {
-      const d = await discover(challenge);
-      const scope = options.scope ?? scopeFor(d, challenge, challenge?.error === 'insufficient_scope' ? challenge.scope : undefined);
-      const state = randomBytes(24).toString('base64url');
-      const made = await clientAndListener(d, state, scope, abort.signal);
-      listener = made.listener;
-      const { client } = made;
-      const { verifier, challenge: codeChallenge } = createPkce();
-      const redirectUri = listener.redirectUri;
-      const url = authorizationUrl(d, client, { redirectUri, challenge: codeChallenge, state, ...(scope === undefined ? {} : { scope }) }).href;
-      const callback = listener.callback;
-      const close = listener.close.bind(listener);
-      const completion = (async (): Promise<StoredLogin> => {
-        try {
-          const params = await callback;
-          // Validated there: state, iss, an error (access_denied: 'denied').
-          const tokens = await exchangeCode(d, client, { verifier, redirectUri, callbackParams: params, state }, fetch, now);
-          const login: StoredLogin = { tokens, issuer: d.server.issuer, resource: d.resource, clientId: client.clientId, obtainedAt: now() };
-          await keep(principal, login);
-          log.info(`${server}: logged in${principal.key === LOCAL_PRINCIPAL.key ? '' : ` for ${principal.key}`}`);
-          return login;
-        } catch (error) {
-          // A registered client the server no longer takes (or not for these scopes): registered anew next time.
-          if (client.method === 'dcr' && error instanceof OAuthClientError && ['invalid_client', 'unauthorized_client', 'invalid_scope'].includes(error.oauthError ?? '')) {
-            await store.deleteClient(d.server.issuer, key).catch(() => false);
-          }
-          throw error;
-        } finally {
-          done();
-          await close();
-        }
-      })();
-      completion.catch((error: unknown) => log.debug(`${server}: the login ended without tokens: ${describe(error)}`));
-      if (oauth.openBrowser !== false && principal.key === LOCAL_PRINCIPAL.key) openBrowser(url, log);
-      return { url, completion, abort };
-    } catch (error) {
-      done();
-      await listener?.close();
-      throw error;
-    }
-  };
+  /** The token sent was refused: a refresh, else the login dropped and a new one (or a grant). */
+  async #replace(principal: Principal, login: StoredLogin | undefined, challenge: BearerChallenge | undefined): Promise<void> {
+    if (login !== undefined && this.#grant !== 'token_exchange' && (await this.#refresh(principal, login))) return;
+    if (login !== undefined) await this.#drop(principal);
+    if (this.#grant === 'authorization_code') await this.#loginRequired(principal, challenge, login === undefined ? undefined : 'the token was refused');
+    await this.#obtainWithoutPerson(principal, challenge);
+  }
 
-  /** Logins whose URL was logged. */
-  const announced = new WeakSet<PendingLogin>();
-
-  const loginRequired = async (principal: Principal, challenge: BearerChallenge | undefined, reason: string | undefined): Promise<never> => {
-    const started = await beginLogin(principal, challenge);
+  /** Starts (or joins) the login of `principal` and rejects with the `LoginRequiredError` that carries its URL. */
+  async #loginRequired(principal: Principal, challenge: BearerChallenge | undefined, reason: string | undefined): Promise<never> {
+    const started = await this.#beginLogin(principal, challenge);
     const completion = started.completion.then(() => undefined);
     completion.catch(() => undefined);
     // Once per login: callers that join a login already announced (a gateway member retried every second) say nothing.
-    if (!announced.has(started)) {
-      announced.add(started);
-      log.info(`${server} needs a login${principal.key === LOCAL_PRINCIPAL.key ? '' : ` for ${principal.key}`}: open ${started.url} (or run \`${command}\`)`);
+    if (!this.#announced.has(started)) {
+      this.#announced.add(started);
+      this.#log.info(`${this.#server} needs a login${forWhom(principal)}: open ${started.url} (or run \`${this.#command}\`)`);
     }
-    throw new LoginRequiredError(server, { url: started.url, command, completion, reason });
-  };
+    throw new LoginRequiredError(this.#server, { url: started.url, command: this.#command, completion, reason });
+  }
 
-  const refused = async (principal: Principal, refusal: UpstreamRefusal): Promise<void> => {
-    const challenge = parseBearerChallenge(refusal.challenge);
-    if (challenge !== undefined) lastChallenge = challenge;
-    const stepUp = refusal.status === 403 && challenge?.error === 'insufficient_scope';
-    // After whatever runs for this principal (a refresh, another refusal's work), this refusal is
-    // looked at again: most often that work replaced the token refused, and there is nothing to do.
-    for (let running = inflight.get(principal.key); running !== undefined; running = inflight.get(principal.key)) {
-      await running.catch(() => undefined);
-    }
-    await single(principal, async () => {
-      const login = await current(principal, true);
-      // Replaced meanwhile (a concurrent request, another process): worth sending again.
-      if (login !== undefined && refusal.sent !== `Bearer ${login.tokens.accessToken}` && !stepUp) return;
-      if (stepUp) {
-        const extra = union(login?.tokens.scope, challenge.scope);
-        if (grant === 'authorization_code') {
-          await loginRequired(principal, { ...challenge, ...(extra === undefined ? {} : { scope: extra }) }, 'more scopes are needed');
-        }
-        await obtainWithoutPerson(principal, challenge, extra);
-        return;
-      }
-      if (login !== undefined && grant !== 'token_exchange' && (await refresh(principal, login))) return;
-      if (login !== undefined) await drop(principal);
-      if (grant === 'authorization_code') await loginRequired(principal, challenge, login === undefined ? undefined : 'the token was refused');
-      await obtainWithoutPerson(principal, challenge);
+  // ---- discovery ----
+
+  /** Discovery, once per challenge's metadata URL (again after a failure). */
+  #discover(challenge: BearerChallenge | undefined): Promise<DiscoveredAuthorization> {
+    const cacheKey = `${challenge?.resourceMetadata ?? ''}`;
+    const discovered = this.#discovered;
+    if (discovered !== undefined && (discovered.key === cacheKey || challenge?.resourceMetadata === undefined)) return discovered.value;
+    const value = discoverAuthorization(this.#serverUrl, challenge, { fetch: this.#fetch, authorizationServer: this.#oauth.authorizationServer, resource: this.#oauth.resource });
+    const entry = { key: cacheKey, value };
+    this.#discovered = entry;
+    value.catch(() => {
+      if (this.#discovered === entry) this.#discovered = undefined;
     });
-  };
+    return value;
+  }
 
   /**
    * The server's challenge, asked for with a request without a token (a `ping`, which opens no
    * session): its `resource_metadata` and `scope` steer discovery (the well-known URLs are the
    * fallback). Undefined when the server does not answer 401.
    */
-  const probe = async (): Promise<BearerChallenge | undefined> => {
+  async #probe(): Promise<BearerChallenge | undefined> {
+    const fetch = this.#fetch;
     try {
       const answer = await fetchBounded(
-        serverUrl,
+        this.#serverUrl,
         {
           method: 'POST',
           headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -514,58 +493,158 @@ export function oauthAuthorizer(options: OAuthAuthorizerOptions): OAuthAuthorize
       );
       return answer.status === 401 || answer.status === 403 ? parseBearerChallenge(answer.headers['www-authenticate']) : undefined;
     } catch (error) {
-      log.debug(`${server}: no challenge from the server (${describe(error)}); discovery from the well-known URLs`);
+      this.#log.debug(`${this.#server}: no challenge from the server (${describe(error)}); discovery from the well-known URLs`);
       return undefined;
     }
-  };
+  }
 
-  const login = async (principal: Principal = grant === 'client_credentials' ? MACHINE_PRINCIPAL : LOCAL_PRINCIPAL, options: LoginOptions = {}): Promise<StoredLogin> => {
-    if (grant !== 'authorization_code') {
-      await obtainWithoutPerson(principal, lastChallenge, options.scope);
-      const got = cache.get(principal.key);
-      if (got === undefined) throw new Error(`${server}: no token was obtained`);
-      return got;
-    }
-    lastChallenge ??= await probe();
-    const started = await beginLogin(principal, lastChallenge, options);
-    options.onUrl?.(started.url);
-    return started.completion;
-  };
+  /** The scope to ask for: the configured one, else the challenge's, else the discovered one; with `extra` (a step-up). */
+  #scopeFor(d: DiscoveredAuthorization, challenge: BearerChallenge | undefined, extra?: string): string | undefined {
+    const scopes = this.#oauth.scopes;
+    const base = scopes !== undefined && scopes.length > 0 ? scopes.join(' ') : (challenge?.scope ?? d.scope);
+    return union(base, extra);
+  }
 
-  const status = async (): Promise<AuthorizerStatus> => {
-    const logins = (await store.listLogins()).filter((entry) => entry.server === key);
-    return {
-      server,
-      url: key,
-      tokenStore: store.file,
-      logins: logins.map(({ principal, login: kept }) => ({
-        principal,
-        issuer: kept.issuer,
-        resource: kept.resource,
-        clientId: kept.clientId,
-        scope: kept.tokens.scope,
-        expiresAt: kept.tokens.expiresAt,
-        expired: expired(kept.tokens),
-        refreshable: kept.tokens.refreshToken !== undefined,
-        obtainedAt: kept.obtainedAt,
-      })),
+  // ---- a login with a person: the redirect listener, the browser, the code exchange ----
+
+  /** Starts a login (or joins the one started for `principal`): resolves once the listener is up, with its URL and the promise of its end. */
+  #beginLogin(principal: Principal, challenge: BearerChallenge | undefined, options: LoginOptions = {}): Promise<PendingLogin> {
+    const existing = this.#pending.get(principal.key);
+    if (existing !== undefined) return existing;
+    const started = this.#startLogin(principal, challenge, options);
+    this.#pending.set(principal.key, started);
+    const forget = (): void => {
+      if (this.#pending.get(principal.key) === started) this.#pending.delete(principal.key);
     };
-  };
+    started.then(
+      (entry) => entry.completion.then(forget, forget),
+      forget,
+    );
+    return started;
+  }
 
-  const logout = async (principal?: Principal): Promise<number> => {
-    if (principal === undefined) cache.clear();
-    else cache.delete(principal.key);
-    return store.deleteLogins(key, principal?.key);
-  };
+  async #startLogin(principal: Principal, challenge: BearerChallenge | undefined, options: LoginOptions): Promise<PendingLogin> {
+    if (this.#closed) throw new Error(`${this.#server}: the OAuth client is closed`);
+    const abort = new AbortController();
+    this.#aborts.add(abort);
+    const onAbort = (): void => abort.abort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const done = (): void => {
+      options.signal?.removeEventListener('abort', onAbort);
+      this.#aborts.delete(abort);
+    };
+    let listener: RedirectListener | undefined;
+    try {
+      const d = await this.#discover(challenge);
+      const scope = options.scope ?? this.#scopeFor(d, challenge, challenge?.error === 'insufficient_scope' ? challenge.scope : undefined);
+      const state = randomBytes(24).toString('base64url');
+      const made = await this.#clientAndListener(d, state, scope, abort.signal);
+      listener = made.listener;
+      const { client } = made;
+      const { verifier, challenge: codeChallenge } = createPkce();
+      const url = authorizationUrl(d, client, { redirectUri: listener.redirectUri, challenge: codeChallenge, state, ...(scope === undefined ? {} : { scope }) }).href;
+      const completion = this.#completeLogin(principal, { d, client, listener, verifier, state }, done);
+      completion.catch((error: unknown) => this.#log.debug(`${this.#server}: the login ended without tokens: ${describe(error)}`));
+      if (this.#oauth.openBrowser !== false && principal.key === LOCAL_PRINCIPAL.key) openBrowser(url, this.#log);
+      return { url, completion, abort };
+    } catch (error) {
+      done();
+      await listener?.close();
+      throw error;
+    }
+  }
 
-  const close = async (): Promise<void> => {
-    closed = true;
-    const running = [...pending.values()];
-    for (const abort of aborts) abort.abort();
-    await Promise.allSettled(running.map(async (entry) => (await entry).completion));
-  };
+  /** The rest of a login once its URL is out: the redirect, the code exchange, the store; `done` and the listener closed at the end. */
+  async #completeLogin(principal: Principal, flow: LoginFlow, done: () => void): Promise<StoredLogin> {
+    const { d, client, listener, verifier, state } = flow;
+    const redirectUri = listener.redirectUri;
+    try {
+      const params = await listener.callback;
+      // Validated there: state, iss, an error (access_denied: 'denied').
+      const tokens = await exchangeCode(d, client, { verifier, redirectUri, callbackParams: params, state }, this.#fetch, this.#now);
+      const login: StoredLogin = { tokens, issuer: d.server.issuer, resource: d.resource, clientId: client.clientId, obtainedAt: this.#now() };
+      await this.#keep(principal, login);
+      this.#log.info(`${this.#server}: logged in${forWhom(principal)}`);
+      return login;
+    } catch (error) {
+      // A registered client the server no longer takes (or not for these scopes): registered anew next time.
+      if (client.method === 'dcr' && error instanceof OAuthClientError && ['invalid_client', 'unauthorized_client', 'invalid_scope'].includes(error.oauthError ?? '')) {
+        await this.store.deleteClient(d.server.issuer, this.#key).catch(() => false);
+      }
+      throw error;
+    } finally {
+      done();
+      await listener.close();
+    }
+  }
 
-  return { store, authorization, refused, login, status, logout, close };
+  /** The redirect listener for a login, and the client it goes with (registered now when there is none). */
+  async #clientAndListener(
+    d: DiscoveredAuthorization,
+    state: string,
+    scope: string | undefined,
+    signal: AbortSignal,
+  ): Promise<{ client: ClientRegistration; listener: RedirectListener }> {
+    const configured = this.#oauth.redirectUri;
+    if (this.#oauth.client !== undefined) {
+      return { client: preregistered(this.#oauth.client), listener: await this.#listen(configured ?? DEFAULT_REDIRECT_URI, state, signal) };
+    }
+    const stored = await this.store.getClient(d.server.issuer, this.#key);
+    if (stored !== undefined && this.#usable(stored, scope)) {
+      try {
+        return { client: registrationOf(stored), listener: await this.#listen(configured ?? stored.redirectUri ?? DEFAULT_REDIRECT_URI, state, signal) };
+      } catch (error) {
+        // Its port is taken: a new registration on another port (a configured redirect URI has no other).
+        if (configured !== undefined || stored.method !== 'dcr') throw error;
+        this.#log.debug(`${this.#server}: the registered redirect URI cannot be listened on (${describe(error)}); registering again`);
+      }
+    }
+    const listener = await this.#listen(configured ?? DEFAULT_REDIRECT_URI, state, signal);
+    try {
+      return { client: await this.#register(d, scope, listener), listener };
+    } catch (error) {
+      await listener.close();
+      throw error;
+    }
+  }
+
+  /** Whether a stored client may serve this login: its secret unexpired, its scope covering, its redirect URI the configured one. */
+  #usable(stored: StoredClient, scope: string | undefined): boolean {
+    const configured = this.#oauth.redirectUri;
+    return (stored.clientSecretExpiresAt === undefined || stored.clientSecretExpiresAt === 0 || stored.clientSecretExpiresAt > this.#now()) && covers(stored, scope)
+      // Registered for another redirect URI than the one configured now: register again.
+      && (configured === undefined || stored.redirectUri === undefined || stored.redirectUri === configured);
+  }
+
+  /** A redirect URI of the gateway's HTTP front (a team gateway: the user's browser cannot reach a loopback listener here) waits through the front. */
+  async #listen(redirectUri: string, state: string, signal: AbortSignal): Promise<RedirectListener> {
+    const options = { redirectUri, expectedState: state, timeoutMs: this.#loginTimeoutMs, signal };
+    return routesRedirect(redirectUri) ? expectRedirect(options) : listenForRedirect(options);
+  }
+
+  /** A new client (CIMD or DCR) for `listener`'s redirect URI, kept in the store. */
+  async #register(d: DiscoveredAuthorization, scope: string | undefined, listener: RedirectListener): Promise<ClientRegistration> {
+    // What the resource offers, so that a later step-up can ask for more than this login does.
+    const registeredScope = union(d.resourceMetadata?.scopes_supported?.join(' '), scope);
+    const client = await obtainClient(d, {
+      clientMetadataUrl: this.#oauth.clientMetadataUrl,
+      clientName: this.#oauth.clientName ?? 'mcp-chain',
+      redirectUri: listener.redirectUri,
+      grant: 'authorization_code',
+      scope: registeredScope,
+      fetch: this.#fetch,
+    });
+    if (client.method !== 'preregistered') {
+      await this.store.setClient(d.server.issuer, this.#key, { ...client, issuer: d.server.issuer, redirectUri: client.redirectUri ?? listener.redirectUri, registeredAt: this.#now(), ...(client.method === 'dcr' && registeredScope !== undefined ? { scope: registeredScope } : {}) });
+      this.#log.debug(`${this.#server}: registered with ${d.server.issuer} (${client.method === 'cimd' ? 'client metadata document' : 'dynamic client registration'})`);
+    }
+    return client;
+  }
+}
+
+/** " for <principal>" in a log line, nothing for the local one. */
+function forWhom(principal: Principal): string {
+  return principal.key === LOCAL_PRINCIPAL.key ? '' : ` for ${principal.key}`;
 }
 
 function preregistered(client: NonNullable<UpstreamOAuthOptions['client']>): ClientRegistration {

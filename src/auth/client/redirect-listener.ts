@@ -49,74 +49,84 @@ const LOOPBACK_HOSTS: ReadonlyMap<string, string> = new Map([
 export async function listenForRedirect(options: ListenForRedirectOptions): Promise<RedirectListener> {
   const uri = parseRedirectUri(options.redirectUri ?? 'http://127.0.0.1:0/callback');
   options.signal?.throwIfAborted();
-  const timeoutMs = options.timeoutMs ?? 300_000;
-  const sockets = new Set<Socket>();
-  const servers: Server[] = [];
-  let settled = false;
-  let resolveCallback!: (params: URLSearchParams) => void;
-  let rejectCallback!: (error: unknown) => void;
-  const callback = new Promise<URLSearchParams>((resolve, reject) => {
-    resolveCallback = resolve;
-    rejectCallback = reject;
-  });
-  callback.catch(() => undefined); // a caller that closes without awaiting it has no unhandled rejection
-
-  let timer: NodeJS.Timeout | undefined;
-  let closing: Promise<void> | undefined;
-  const shutdown = (): Promise<void> => {
-    closing ??= Promise.all(
-      servers.map(
-        (server) =>
-          new Promise<void>((resolve) => {
-            if (!server.listening) return resolve();
-            server.close(() => resolve());
-          }),
-      ),
-    ).then(() => undefined);
-    for (const socket of sockets) socket.destroy();
-    return closing;
+  const wait = new RedirectWait(uri, options);
+  const port = await wait.listen();
+  wait.arm(options.timeoutMs ?? 300_000);
+  return {
+    redirectUri: `http://${uri.hostname}:${port}${uri.pathname}`,
+    callback: wait.callback,
+    close: () => wait.close(),
   };
-  const settle = (outcome: { params: URLSearchParams } | { error: unknown }): void => {
-    if (settled) return;
-    settled = true;
-    clearTimeout(timer);
-    options.signal?.removeEventListener('abort', onAbort);
-    if ('params' in outcome) resolveCallback(outcome.params);
-    else rejectCallback(outcome.error);
+}
+
+/** One login's wait for its redirect: the servers and their sockets, and the outcome (`callback`), settled once. */
+class RedirectWait {
+  readonly callback: Promise<URLSearchParams>;
+  readonly #uri: LoopbackUri;
+  readonly #options: ListenForRedirectOptions;
+  readonly #sockets = new Set<Socket>();
+  readonly #servers: Server[] = [];
+  #settled = false;
+  #resolveCallback!: (params: URLSearchParams) => void;
+  #rejectCallback!: (error: unknown) => void;
+  #timer: NodeJS.Timeout | undefined;
+  #closing: Promise<void> | undefined;
+  readonly #onAbort = (): void => {
+    this.#settle({ error: this.#options.signal?.reason ?? new Error('the login was aborted') });
+    void this.#shutdown();
   };
 
-  function onAbort(): void {
-    settle({ error: options.signal?.reason ?? new Error('the login was aborted') });
-    void shutdown();
+  constructor(uri: LoopbackUri, options: ListenForRedirectOptions) {
+    this.#uri = uri;
+    this.#options = options;
+    this.callback = new Promise<URLSearchParams>((resolve, reject) => {
+      this.#resolveCallback = resolve;
+      this.#rejectCallback = reject;
+    });
+    this.callback.catch(() => undefined); // a caller that closes without awaiting it has no unhandled rejection
   }
 
-  const handle = (request: IncomingMessage, response: ServerResponse): void => {
-    let url: URL | undefined;
+  /** Listens on the redirect URI's address and port (for localhost, on ::1 too when it can be had); resolves with the port. */
+  async listen(): Promise<number> {
+    const uri = this.#uri;
+    let port: number;
     try {
-      url = new URL(request.url ?? '/', 'http://loopback');
-    } catch {
-      url = undefined; // an absolute-form target that is not a URL
+      const first = await this.#listenOn(uri.host, uri.port);
+      this.#servers.push(first);
+      port = (first.address() as AddressInfo).port;
+    } catch (error) {
+      throw new ChainError('CONFIG', `cannot listen on ${uri.hostname}:${uri.port} for the login redirect (${describe(error)}); choose another port in redirectUri, or 0`, { cause: error });
     }
-    if (url === undefined || request.method !== 'GET' || url.pathname !== uri.pathname) {
-      return answer(response, 400, 'Not found', 'This is not the address a login redirects to.');
+    // localhost may be resolved to ::1 by the browser: listen there too when it can be had.
+    if (uri.hostname === 'localhost') {
+      await this.#listenOn('::1', port).then((server) => this.#servers.push(server), () => undefined);
     }
-    const params = url.searchParams;
-    if (settled) return answer(response, 400, 'No login in progress', 'This login is already finished. You can close this window.');
-    if (!stateMatches(params, options.expectedState)) return writeRedirectPage(response, UNKNOWN_LOGIN_PAGE);
-    const { page, settles } = redirectOutcome(params);
-    if (settles) response.once('finish', () => void shutdown());
-    writeRedirectPage(response, page);
-    if (!settles) return;
-    settle({ params });
-  };
+    return port;
+  }
 
-  const listen = (host: string, port: number): Promise<Server> =>
-    new Promise<Server>((resolve, reject) => {
-      const server = createServer(handle);
+  /** From now on, the time is up after `timeoutMs` and the signal aborts the wait. */
+  arm(timeoutMs: number): void {
+    if (this.#settled) return;
+    this.#timer = setTimeout(() => {
+      this.#settle({ error: new Error(`no login redirect within ${Math.round(timeoutMs / 1000)} s; the login was abandoned`) });
+      void this.#shutdown();
+    }, timeoutMs);
+    this.#options.signal?.addEventListener('abort', this.#onAbort, { once: true });
+    if (this.#options.signal?.aborted === true) this.#onAbort();
+  }
+
+  async close(): Promise<void> {
+    this.#settle({ error: new Error('the login redirect listener was closed') });
+    await this.#shutdown();
+  }
+
+  #listenOn(host: string, port: number): Promise<Server> {
+    return new Promise<Server>((resolve, reject) => {
+      const server = createServer((request, response) => this.#handle(request, response));
       server.on('connection', (socket: Socket) => {
-        sockets.add(socket);
-        socket.once('close', () => sockets.delete(socket));
-        if (closing !== undefined) socket.destroy();
+        this.#sockets.add(socket);
+        socket.once('close', () => this.#sockets.delete(socket));
+        if (this.#closing !== undefined) socket.destroy();
       });
       server.once('error', reject);
       server.listen({ host, port, exclusive: true }, () => {
@@ -125,37 +135,52 @@ export async function listenForRedirect(options: ListenForRedirectOptions): Prom
         resolve(server);
       });
     });
-
-  let port: number;
-  try {
-    const first = await listen(uri.host, uri.port);
-    servers.push(first);
-    port = (first.address() as AddressInfo).port;
-  } catch (error) {
-    throw new ChainError('CONFIG', `cannot listen on ${uri.hostname}:${uri.port} for the login redirect (${describe(error)}); choose another port in redirectUri, or 0`, { cause: error });
-  }
-  // localhost may be resolved to ::1 by the browser: listen there too when it can be had.
-  if (uri.hostname === 'localhost') {
-    await listen('::1', port).then((server) => servers.push(server), () => undefined);
   }
 
-  if (!settled) {
-    timer = setTimeout(() => {
-      settle({ error: new Error(`no login redirect within ${Math.round(timeoutMs / 1000)} s; the login was abandoned`) });
-      void shutdown();
-    }, timeoutMs);
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    if (options.signal?.aborted === true) onAbort();
+  /** A request to a server: the redirect of this login settles the wait; anything else is answered 400 and it goes on. */
+  #handle(request: IncomingMessage, response: ServerResponse): void {
+    let url: URL | undefined;
+    try {
+      url = new URL(request.url ?? '/', 'http://loopback');
+    } catch {
+      url = undefined; // an absolute-form target that is not a URL
+    }
+    if (url === undefined || request.method !== 'GET' || url.pathname !== this.#uri.pathname) {
+      return answer(response, 400, 'Not found', 'This is not the address a login redirects to.');
+    }
+    const params = url.searchParams;
+    if (this.#settled) return answer(response, 400, 'No login in progress', 'This login is already finished. You can close this window.');
+    if (!stateMatches(params, this.#options.expectedState)) return writeRedirectPage(response, UNKNOWN_LOGIN_PAGE);
+    const { page, settles } = redirectOutcome(params);
+    if (settles) response.once('finish', () => void this.#shutdown());
+    writeRedirectPage(response, page);
+    if (!settles) return;
+    this.#settle({ params });
   }
 
-  return {
-    redirectUri: `http://${uri.hostname}:${port}${uri.pathname}`,
-    callback,
-    close: async () => {
-      settle({ error: new Error('the login redirect listener was closed') });
-      await shutdown();
-    },
-  };
+  #settle(outcome: { params: URLSearchParams } | { error: unknown }): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    clearTimeout(this.#timer);
+    this.#options.signal?.removeEventListener('abort', this.#onAbort);
+    if ('params' in outcome) this.#resolveCallback(outcome.params);
+    else this.#rejectCallback(outcome.error);
+  }
+
+  /** Closes the servers and destroys every socket (keep-alive ones too); the same promise each time. */
+  #shutdown(): Promise<void> {
+    this.#closing ??= Promise.all(
+      this.#servers.map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            if (!server.listening) return resolve();
+            server.close(() => resolve());
+          }),
+      ),
+    ).then(() => undefined);
+    for (const socket of this.#sockets) socket.destroy();
+    return this.#closing;
+  }
 }
 
 interface LoopbackUri {

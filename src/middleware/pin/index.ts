@@ -17,7 +17,7 @@ import { McpError } from '../../errors/mcp-error.js';
 import type { Logger } from '../../log/logger.js';
 import type { JsonObject, Reply } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
-import { defaultPinStorePath, PinStore, PinStoreError, type PinEntry, type PinVerdict } from './pin-store.js';
+import { defaultPinStorePath, PinStore, PinStoreError, type PinEntry, type PinVerdict, type SeenTool } from './pin-store.js';
 import { scanTool, stripPoison, type PoisonFinding } from './poison-scan.js';
 import { PINNED_FIELDS, pinnedDefinition, toolHash } from './tool-hash.js';
 
@@ -128,34 +128,99 @@ const MAX_PAGES = 100;
  *   .to(stdio({ command: 'github-mcp' }));
  */
 export function pin(options: PinOptions = {}): Middleware {
-  const store = typeof options.store === 'object' ? options.store : new PinStore(options.store ?? defaultPinStorePath());
-  const namespace = options.namespace ?? 'gateway';
-  const onChange = options.onChange ?? 'warn';
-  const onNew = options.onNew ?? 'pin';
-  const scan = options.scan === false ? undefined : { action: options.scan?.action ?? 'warn', maxDescriptionLength: options.scan?.maxDescriptionLength };
-  const max = scan?.maxDescriptionLength;
-  if (max !== undefined && (!Number.isInteger(max) || max < 1)) {
-    throw new ChainError('CONFIG', `pin.scan.maxDescriptionLength: expected a whole number of at least 1, found ${max}`);
-  }
-  const sessions = new WeakMap<SessionInfo, SessionPins>();
-  /** What was logged already (pins, changes, findings), so a list repeated does not repeat it. */
-  const logged = new Set<string>();
-  const storeHint = options.store === undefined || (typeof options.store === 'string' && options.store === defaultPinStorePath()) ? '' : ` --store ${quoteArg(store.file)}`;
-  const acceptHint = (tool?: string): string => `mcp-chain pin accept${tool === undefined ? '' : ` ${quoteArg(tool)}`} --namespace ${quoteArg(namespace)}${storeHint}`;
+  const guard = new PinGuard(options);
+  return async function pin(ctx, next) {
+    return guard.handle(ctx, next);
+  };
+}
 
-  const stateOf = (session: SessionInfo): SessionPins => {
-    let state = sessions.get(session);
+/** A tool of a listed page, named, with the hash of its definition. */
+interface ListedTool {
+  readonly item: JsonObject;
+  readonly name: string;
+  readonly hash: string;
+}
+
+/** One `pin()`: its settings, what each session was shown, what was logged. */
+class PinGuard {
+  readonly #store: PinStore;
+  readonly #namespace: string;
+  readonly #onChange: PinChangeAction;
+  readonly #onNew: PinNewAction;
+  readonly #scan: { readonly action: NonNullable<PinScanOptions['action']>; readonly maxDescriptionLength: number | undefined } | undefined;
+  readonly #logger: Logger | undefined;
+  readonly #sessions = new WeakMap<SessionInfo, SessionPins>();
+  /** What was logged already (pins, changes, findings), so a list repeated does not repeat it. */
+  readonly #logged = new Set<string>();
+  /** The `--store` of the commands suggested, when the store is not the default one. */
+  readonly #storeHint: string;
+
+  constructor(options: PinOptions) {
+    this.#store = typeof options.store === 'object' ? options.store : new PinStore(options.store ?? defaultPinStorePath());
+    this.#namespace = options.namespace ?? 'gateway';
+    this.#onChange = options.onChange ?? 'warn';
+    this.#onNew = options.onNew ?? 'pin';
+    this.#scan = options.scan === false ? undefined : { action: options.scan?.action ?? 'warn', maxDescriptionLength: options.scan?.maxDescriptionLength };
+    const max = this.#scan?.maxDescriptionLength;
+    if (max !== undefined && (!Number.isInteger(max) || max < 1)) {
+      throw new ChainError('CONFIG', `pin.scan.maxDescriptionLength: expected a whole number of at least 1, found ${max}`);
+    }
+    this.#logger = options.logger;
+    this.#storeHint = options.store === undefined || (typeof options.store === 'string' && options.store === defaultPinStorePath()) ? '' : ` --store ${quoteArg(this.#store.file)}`;
+  }
+
+  /** The middleware: lists reviewed, lists emptied while blocked, calls judged (after a listing of their own when none came first). */
+  async handle(ctx: Context, next: Next): Promise<Reply> {
+    if (ctx.direction !== 'toUpstream' || ctx.kind !== 'request') return next();
+    const method = ctx.method;
+    if (method === 'tools/list') {
+      const firstPage = typeof ctx.message.params?.cursor !== 'string';
+      const reviewed = await this.#reviewPage(ctx, await next(), firstPage);
+      return reviewed;
+    }
+    const list = LISTS[method];
+    if (list !== undefined) {
+      const reply = await next();
+      return this.#sessions.get(ctx.session)?.blocked !== undefined && Array.isArray(reply?.[list]) ? { ...reply, [list]: [] } : reply;
+    }
+    const refusable = method === 'tools/call' || (this.#onChange === 'block' && REFUSED_WHEN_BLOCKED.has(method));
+    if (!refusable) return next();
+    // Fail closed: a call is judged only once its session's tools were checked against the store.
+    if (this.#sessions.get(ctx.session)?.listed !== true) await this.#listFirst(ctx, next);
+    const state = this.#stateOf(ctx.session);
+    if (state.blocked !== undefined) throw state.blocked;
+    if (method === 'tools/call') {
+      const name = ctx.message.params?.name;
+      const refusal = typeof name === 'string' ? (state.changed.get(name) ?? state.held.get(name) ?? state.poisoned.get(name)) : undefined;
+      if (refusal !== undefined) throw refusal;
+    }
+    return next();
+  }
+
+  #stateOf(session: SessionInfo): SessionPins {
+    let state = this.#sessions.get(session);
     if (!state) {
       state = { changed: new Map(), held: new Map(), poisoned: new Map(), blocked: undefined, listed: false, listing: undefined };
-      sessions.set(session, state);
+      this.#sessions.set(session, state);
     }
     return state;
-  };
+  }
+
+  #acceptHint(tool?: string): string {
+    return `mcp-chain pin accept${tool === undefined ? '' : ` ${quoteArg(tool)}`} --namespace ${quoteArg(this.#namespace)}${this.#storeHint}`;
+  }
+
+  #once(key: string, write: () => void): void {
+    if (this.#logged.has(key)) return;
+    if (this.#logged.size > 10_000) this.#logged.clear();
+    this.#logged.add(key);
+    write();
+  }
 
   /** Checks one page against the store, updates the session's decisions, and returns what the client sees. */
-  async function reviewPage(ctx: Context, reply: Reply, firstPage: boolean): Promise<Reply> {
-    const log = options.logger ?? ctx.log;
-    const state = stateOf(ctx.session);
+  async #reviewPage(ctx: Context, reply: Reply, firstPage: boolean): Promise<Reply> {
+    const log = this.#logger ?? ctx.log;
+    const state = this.#stateOf(ctx.session);
     if (firstPage) {
       state.changed.clear();
       state.held.clear();
@@ -166,36 +231,9 @@ export function pin(options: PinOptions = {}): Middleware {
     if (!Array.isArray(items)) return reply;
     const tools = items.filter((item: unknown): item is JsonObject => isJsonObject(item) && typeof item.name === 'string');
     const seen = tools.map((tool) => ({ name: tool.name as string, hash: toolHash(tool), definition: pinnedDefinition(tool) }));
-    let verdicts: Map<string, PinVerdict>;
-    let pinned: Record<string, PinEntry>;
-    try {
-      verdicts = await store.check(namespace, seen, { onNew: onNew === 'hide' ? 'hold' : 'pin' });
-      pinned = (await store.read()).namespaces[namespace] ?? {};
-    } catch (error) {
-      const message = error instanceof PinStoreError ? error.message : `pin store ${store.file}: ${String(error)}`;
-      log.error(`pin: ${message}`);
-      throw new McpError(ErrorCode.InternalError, `The gateway cannot check the tools against their pins: ${message}`);
-    }
+    const { verdicts, pinned } = await this.#check(seen, log);
     if (firstPage) state.listed = true;
-
-    const pinnedNow = seen.filter((tool) => {
-      const verdict = verdicts.get(tool.name);
-      return (verdict === 'new' || (verdict === 'added' && onNew === 'pin')) && !logged.has(`new ${tool.name} ${tool.hash}`);
-    });
-    if (pinnedNow.length > 0) {
-      for (const tool of pinnedNow) once(`new ${tool.name} ${tool.hash}`, () => undefined);
-      const names = pinnedNow.map((tool) => tool.name);
-      log.info(`pin: pinned ${names.length} new ${names.length === 1 ? 'tool' : 'tools'} of "${namespace}" (trust on first use): ${names.join(', ')}`, { namespace, tools: names });
-    }
-    const addedNow = seen.filter((tool) => verdicts.get(tool.name) === 'added' && onNew === 'warn' && !logged.has(`new ${tool.name} ${tool.hash}`));
-    if (addedNow.length > 0) {
-      for (const tool of addedNow) once(`new ${tool.name} ${tool.hash}`, () => undefined);
-      const names = addedNow.map((tool) => tool.name);
-      log.warn(
-        `pin: ${names.length === 1 ? 'a tool' : `${names.length} tools`} new since the tools of "${namespace}" were pinned, now pinned too: ${names.join(', ')}; review ${names.length === 1 ? 'it' : 'them'} (\`mcp-chain pin status${storeHint}\`)`,
-        { namespace, tools: names },
-      );
-    }
+    this.#logFirstSeen(seen, verdicts, log);
     const shown: unknown[] = [];
     for (const item of items as unknown[]) {
       if (!isJsonObject(item) || typeof item.name !== 'string') {
@@ -203,150 +241,165 @@ export function pin(options: PinOptions = {}): Middleware {
         continue;
       }
       const name = item.name;
-      const hash = seen.find((tool) => tool.name === name)?.hash ?? '';
+      const tool: ListedTool = { item, name, hash: seen.find((one) => one.name === name)?.hash ?? '' };
       const verdict = verdicts.get(name);
       if (verdict === 'held') {
-        once(`held ${name} ${hash}`, () =>
-          log.warn(`pin: tool "${name}" is new since the tools of "${namespace}" were pinned; hidden until a person reviews it: \`${acceptHint(name)}\``, { namespace, tool: name, hash }),
-        );
-        state.held.set(
-          name,
-          new McpError(
-            ErrorCode.InvalidParams,
-            `Tool "${name}" is new since the tools of "${namespace}" were pinned; it is hidden until a person reviews it: run \`${acceptHint(name)}\``,
-            { tool: name, reason: 'new', namespace },
-          ),
-        );
+        this.#hold(tool, state, log);
         continue;
       }
-      if (verdict === 'changed') {
-        const fields = changedFields(pinned[name]?.definition, item);
-        const what = `tool "${name}" changed since it was pinned (${fields.join(', ')} ${fields.length === 1 ? 'differs' : 'differ'})`;
-        if (onChange === 'warn') {
-          once(`changed ${name} ${hash}`, () =>
-            log.warn(`pin: ${what}; shown anyway: review the change and accept it with \`${acceptHint(name)}\``, { namespace, tool: name, fields, hash }),
-          );
-        } else if (onChange === 'hide') {
-          once(`changed ${name} ${hash}`, () =>
-            log.warn(`pin: ${what}; hidden until a person reviews it: \`${acceptHint(name)}\``, { namespace, tool: name, fields, hash }),
-          );
-          state.changed.set(
-            name,
-            new McpError(
-              ErrorCode.InvalidParams,
-              `Tool "${name}" changed since it was pinned (${fields.join(', ')}); it is hidden until a person reviews the change: run \`${acceptHint(name)}\``,
-              { tool: name, reason: 'changed', fields },
-            ),
-          );
-          continue;
-        } else {
-          once(`changed ${name} ${hash}`, () =>
-            log.warn(`pin: ${what}; every tool of "${namespace}" is blocked until a person reviews it: \`${acceptHint(name)}\``, { namespace, tool: name, fields, hash }),
-          );
-          state.blocked ??= new McpError(
-            ErrorCode.InvalidParams,
-            `Blocked by the gateway: ${what}, so every call to "${namespace}" is refused until a person reviews the change: run \`${acceptHint(name)}\``,
-            { tool: name, reason: 'changed', namespace, fields },
-          );
-        }
-      }
-      if (scan === undefined) {
-        shown.push(item);
-        continue;
-      }
-      const findings = scanTool(item, scan);
-      if (findings.length === 0) {
-        shown.push(item);
-        continue;
-      }
-      once(`scan ${name} ${hash}`, () =>
-        log.warn(`pin: tool "${name}" may be poisoned: ${describeFindings(findings)}${scan.action === 'warn' ? '' : ` (${scan.action === 'strip' ? 'stripped' : 'hidden'})`}`, {
-          namespace,
-          tool: name,
-          findings,
-        }),
-      );
-      if (scan.action === 'hide') {
-        state.poisoned.set(
-          name,
-          new McpError(ErrorCode.InvalidParams, `Tool "${name}" is hidden by the gateway: its definition looks like tool poisoning (${describeRules(findings)})`, {
-            tool: name,
-            reason: 'poisoning',
-            rules: [...new Set(findings.map((finding) => finding.rule))],
-          }),
-        );
-        continue;
-      }
-      shown.push(scan.action === 'strip' ? stripPoison(item, scan) : item);
+      if (verdict === 'changed' && this.#hidesChange(tool, pinned[name]?.definition, state, log)) continue;
+      const scanned = this.#scanned(tool, state, log);
+      if (scanned !== undefined) shown.push(scanned);
     }
     if (state.blocked !== undefined) return { ...reply, tools: [] };
     return { ...reply, tools: shown };
   }
 
-  function once(key: string, write: () => void): void {
-    if (logged.has(key)) return;
-    if (logged.size > 10_000) logged.clear();
-    logged.add(key);
-    write();
+  /** The store's verdict on each tool of a page, and the pins of the namespace; a store that cannot be read fails the list (-32603). */
+  async #check(seen: readonly SeenTool[], log: Logger): Promise<{ verdicts: Map<string, PinVerdict>; pinned: Record<string, PinEntry> }> {
+    try {
+      const verdicts = await this.#store.check(this.#namespace, seen, { onNew: this.#onNew === 'hide' ? 'hold' : 'pin' });
+      const pinned = (await this.#store.read()).namespaces[this.#namespace] ?? {};
+      return { verdicts, pinned };
+    } catch (error) {
+      const message = error instanceof PinStoreError ? error.message : `pin store ${this.#store.file}: ${String(error)}`;
+      log.error(`pin: ${message}`);
+      throw new McpError(ErrorCode.InternalError, `The gateway cannot check the tools against their pins: ${message}`);
+    }
+  }
+
+  /** Logs the tools pinned by this page: at info when first seen (or added, with `onNew: 'pin'`), a warning when added (`onNew: 'warn'`). */
+  #logFirstSeen(seen: readonly SeenTool[], verdicts: Map<string, PinVerdict>, log: Logger): void {
+    const namespace = this.#namespace;
+    const pinnedNow = seen.filter((tool) => {
+      const verdict = verdicts.get(tool.name);
+      return (verdict === 'new' || (verdict === 'added' && this.#onNew === 'pin')) && !this.#logged.has(`new ${tool.name} ${tool.hash}`);
+    });
+    if (pinnedNow.length > 0) {
+      for (const tool of pinnedNow) this.#once(`new ${tool.name} ${tool.hash}`, () => undefined);
+      const names = pinnedNow.map((tool) => tool.name);
+      log.info(`pin: pinned ${names.length} new ${names.length === 1 ? 'tool' : 'tools'} of "${namespace}" (trust on first use): ${names.join(', ')}`, { namespace, tools: names });
+    }
+    const addedNow = seen.filter((tool) => verdicts.get(tool.name) === 'added' && this.#onNew === 'warn' && !this.#logged.has(`new ${tool.name} ${tool.hash}`));
+    if (addedNow.length > 0) {
+      for (const tool of addedNow) this.#once(`new ${tool.name} ${tool.hash}`, () => undefined);
+      const names = addedNow.map((tool) => tool.name);
+      log.warn(
+        `pin: ${names.length === 1 ? 'a tool' : `${names.length} tools`} new since the tools of "${namespace}" were pinned, now pinned too: ${names.join(', ')}; review ${names.length === 1 ? 'it' : 'them'} (\`mcp-chain pin status${this.#storeHint}\`)`,
+        { namespace, tools: names },
+      );
+    }
+  }
+
+  /** A tool new to a pinned namespace, with `onNew: 'hide'`: left out, a call to it refused. */
+  #hold({ name, hash }: ListedTool, state: SessionPins, log: Logger): void {
+    const namespace = this.#namespace;
+    this.#once(`held ${name} ${hash}`, () =>
+      log.warn(`pin: tool "${name}" is new since the tools of "${namespace}" were pinned; hidden until a person reviews it: \`${this.#acceptHint(name)}\``, { namespace, tool: name, hash }),
+    );
+    state.held.set(
+      name,
+      new McpError(
+        ErrorCode.InvalidParams,
+        `Tool "${name}" is new since the tools of "${namespace}" were pinned; it is hidden until a person reviews it: run \`${this.#acceptHint(name)}\``,
+        { tool: name, reason: 'new', namespace },
+      ),
+    );
+  }
+
+  /** A tool that differs from its pin, as `onChange` says: warned about, hidden (returns true), or the namespace blocked. */
+  #hidesChange({ item, name, hash }: ListedTool, definition: JsonObject | undefined, state: SessionPins, log: Logger): boolean {
+    const namespace = this.#namespace;
+    const fields = changedFields(definition, item);
+    const what = `tool "${name}" changed since it was pinned (${fields.join(', ')} ${fields.length === 1 ? 'differs' : 'differ'})`;
+    if (this.#onChange === 'warn') {
+      this.#once(`changed ${name} ${hash}`, () =>
+        log.warn(`pin: ${what}; shown anyway: review the change and accept it with \`${this.#acceptHint(name)}\``, { namespace, tool: name, fields, hash }),
+      );
+      return false;
+    }
+    if (this.#onChange === 'hide') {
+      this.#once(`changed ${name} ${hash}`, () =>
+        log.warn(`pin: ${what}; hidden until a person reviews it: \`${this.#acceptHint(name)}\``, { namespace, tool: name, fields, hash }),
+      );
+      state.changed.set(
+        name,
+        new McpError(
+          ErrorCode.InvalidParams,
+          `Tool "${name}" changed since it was pinned (${fields.join(', ')}); it is hidden until a person reviews the change: run \`${this.#acceptHint(name)}\``,
+          { tool: name, reason: 'changed', fields },
+        ),
+      );
+      return true;
+    }
+    this.#once(`changed ${name} ${hash}`, () =>
+      log.warn(`pin: ${what}; every tool of "${namespace}" is blocked until a person reviews it: \`${this.#acceptHint(name)}\``, { namespace, tool: name, fields, hash }),
+    );
+    state.blocked ??= new McpError(
+      ErrorCode.InvalidParams,
+      `Blocked by the gateway: ${what}, so every call to "${namespace}" is refused until a person reviews the change: run \`${this.#acceptHint(name)}\``,
+      { tool: name, reason: 'changed', namespace, fields },
+    );
+    return false;
+  }
+
+  /** The tool as the poisoning scan leaves it: as is, stripped, or undefined when hidden (a call to it refused). */
+  #scanned({ item, name, hash }: ListedTool, state: SessionPins, log: Logger): JsonObject | undefined {
+    const scan = this.#scan;
+    if (scan === undefined) return item;
+    const findings = scanTool(item, scan);
+    if (findings.length === 0) return item;
+    this.#once(`scan ${name} ${hash}`, () =>
+      log.warn(`pin: tool "${name}" may be poisoned: ${describeFindings(findings)}${scan.action === 'warn' ? '' : ` (${scan.action === 'strip' ? 'stripped' : 'hidden'})`}`, {
+        namespace: this.#namespace,
+        tool: name,
+        findings,
+      }),
+    );
+    if (scan.action === 'hide') {
+      state.poisoned.set(
+        name,
+        new McpError(ErrorCode.InvalidParams, `Tool "${name}" is hidden by the gateway: its definition looks like tool poisoning (${describeRules(findings)})`, {
+          tool: name,
+          reason: 'poisoning',
+          rules: [...new Set(findings.map((finding) => finding.rule))],
+        }),
+      );
+      return undefined;
+    }
+    return scan.action === 'strip' ? stripPoison(item, scan) : item;
   }
 
   /** Lists the tools through the rest of the chain, for a call that came before any list. */
-  async function listFirst(ctx: Context, next: Next): Promise<void> {
-    const state = stateOf(ctx.session);
+  async #listFirst(ctx: Context, next: Next): Promise<void> {
+    const state = this.#stateOf(ctx.session);
     state.listing ??= (async () => {
       try {
-        await listAll();
+        await this.#listAll(ctx, next, state);
       } finally {
         state.listing = undefined;
       }
     })();
     await state.listing;
-
-    async function listAll(): Promise<void> {
-      let cursor: string | undefined;
-      const seen = new Set<string>();
-      for (let page = 0; page < MAX_PAGES; page++) {
-        let reply: Reply;
-        try {
-          reply = await next({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } });
-        } catch {
-          state.listed = true; // a server that lists no tools: nothing to pin
-          return;
-        }
-        await reviewPage(ctx, reply, page === 0);
-        cursor = typeof reply?.nextCursor === 'string' ? reply.nextCursor : undefined;
-        if (cursor === undefined || seen.has(cursor)) return;
-        seen.add(cursor);
-      }
-    }
   }
 
-  return async function pin(ctx, next) {
-    if (ctx.direction !== 'toUpstream' || ctx.kind !== 'request') return next();
-    const method = ctx.method;
-    if (method === 'tools/list') {
-      const firstPage = typeof ctx.message.params?.cursor !== 'string';
-      const reviewed = await reviewPage(ctx, await next(), firstPage);
-      return reviewed;
+  async #listAll(ctx: Context, next: Next, state: SessionPins): Promise<void> {
+    let cursor: string | undefined;
+    const seen = new Set<string>();
+    for (let page = 0; page < MAX_PAGES; page++) {
+      let reply: Reply;
+      try {
+        reply = await next({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } });
+      } catch {
+        state.listed = true; // a server that lists no tools: nothing to pin
+        return;
+      }
+      await this.#reviewPage(ctx, reply, page === 0);
+      cursor = typeof reply?.nextCursor === 'string' ? reply.nextCursor : undefined;
+      if (cursor === undefined || seen.has(cursor)) return;
+      seen.add(cursor);
     }
-    const list = LISTS[method];
-    if (list !== undefined) {
-      const reply = await next();
-      return sessions.get(ctx.session)?.blocked !== undefined && Array.isArray(reply?.[list]) ? { ...reply, [list]: [] } : reply;
-    }
-    const refusable = method === 'tools/call' || (onChange === 'block' && REFUSED_WHEN_BLOCKED.has(method));
-    if (!refusable) return next();
-    // Fail closed: a call is judged only once its session's tools were checked against the store.
-    if (sessions.get(ctx.session)?.listed !== true) await listFirst(ctx, next);
-    const state = stateOf(ctx.session);
-    if (state.blocked !== undefined) throw state.blocked;
-    if (method === 'tools/call') {
-      const name = ctx.message.params?.name;
-      const refusal = typeof name === 'string' ? (state.changed.get(name) ?? state.held.get(name) ?? state.poisoned.get(name)) : undefined;
-      if (refusal !== undefined) throw refusal;
-    }
-    return next();
-  };
+  }
 }
 
 /** The pinned fields whose values differ between the pinned definition and `tool`. */

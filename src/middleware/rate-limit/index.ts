@@ -169,13 +169,8 @@ export function rateLimit(options: RateLimitOptions = {}): Middleware {
     }
   }
 
-  // Not async: a call within its limits and without concurrency slots gets next()'s own promise
-  // back (a refusal thrown here becomes a rejection in compose).
-  return function rateLimit(ctx, next) {
-    if (ctx.method !== 'tools/call' || ctx.direction !== 'toUpstream') return next();
-    const tool = ctx.message.params?.name;
-    if (typeof tool !== 'string') return next();
-
+  /** The concurrency slots `tool`'s call takes, one per rule that covers it; a full one refuses the call. */
+  function slotsFor(ctx: Context, tool: string): string[] {
     const slots: string[] = [];
     for (const rule of concurrency) {
       if (!rule.covers(tool)) continue;
@@ -190,33 +185,44 @@ export function rateLimit(options: RateLimitOptions = {}): Middleware {
       }
       slots.push(slot);
     }
+    return slots;
+  }
 
-    if (limits.length > 0) {
-      const at = now();
-      const taken: TokenBucket[] = [];
-      let refusal: { rule: CompiledRule; wait: number } | undefined;
-      for (const rule of limits) {
-        if (!rule.covers(tool)) continue;
-        const bucket = bucketOf(ctx, tool, rule, at);
-        refill(bucket, rule.shape, at);
-        const wait = waitMs(bucket, rule.shape);
-        if (wait > 0 && (refusal === undefined || wait > refusal.wait)) refusal = { rule, wait };
-        taken.push(bucket);
-      }
-      if (refusal) {
-        const { rule, wait } = refusal;
-        throw rateLimited(`Rate limit exceeded for tool "${tool}" (${rule.described})`, {
-          retryAfterMs: wait,
-          limit: 'rate',
-          tool,
-          rate: rule.shape.rate,
-          perMs: rule.shape.perMs,
-          burst: rule.shape.capacity,
-        });
-      }
-      for (const bucket of taken) bucket.tokens -= 1;
+  /** Takes a token from each bucket of the rules that cover `tool`, or none when one is empty: the call is refused with the longest wait. */
+  function takeTokens(ctx: Context, tool: string): void {
+    const at = now();
+    const taken: TokenBucket[] = [];
+    let refusal: { rule: CompiledRule; wait: number } | undefined;
+    for (const rule of limits) {
+      if (!rule.covers(tool)) continue;
+      const bucket = bucketOf(ctx, tool, rule, at);
+      refill(bucket, rule.shape, at);
+      const wait = waitMs(bucket, rule.shape);
+      if (wait > 0 && (refusal === undefined || wait > refusal.wait)) refusal = { rule, wait };
+      taken.push(bucket);
     }
+    if (refusal) {
+      const { rule, wait } = refusal;
+      throw rateLimited(`Rate limit exceeded for tool "${tool}" (${rule.described})`, {
+        retryAfterMs: wait,
+        limit: 'rate',
+        tool,
+        rate: rule.shape.rate,
+        perMs: rule.shape.perMs,
+        burst: rule.shape.capacity,
+      });
+    }
+    for (const bucket of taken) bucket.tokens -= 1;
+  }
 
+  // Not async: a call within its limits and without concurrency slots gets next()'s own promise
+  // back (a refusal thrown here becomes a rejection in compose).
+  return function rateLimit(ctx, next) {
+    if (ctx.method !== 'tools/call' || ctx.direction !== 'toUpstream') return next();
+    const tool = ctx.message.params?.name;
+    if (typeof tool !== 'string') return next();
+    const slots = slotsFor(ctx, tool);
+    if (limits.length > 0) takeTokens(ctx, tool);
     return slots.length === 0 ? next() : holding(ctx, next, slots);
   };
 }
