@@ -79,12 +79,25 @@ const reporter = spec ? 'spec' : pathToFileURL(join(root, 'scripts', 'test-repor
 // Chain files compiled by the CLIs the tests start are cached here, and nowhere else.
 const cache = mkdtempSync(join(tmpdir(), 'mcp-chain-test-cache-'));
 const env = { ...process.env, MCP_CHAIN_TEST: '1', MCP_CHAIN_CACHE_DIR: join(cache, 'compiled'), MCP_CHAIN_TEST_STARTED: String(started) };
+delete env.MCP_CHAIN_TEST_LEFT_OPEN;
 
 let command;
 if (unit) {
-  // One process for all: no process start and tsx warm-up per file, each module compiled once.
+  // One process for all: no process start and tsx warm-up per file, each module compiled once. A
+  // test that leaves a handle open (a server, a socket) would keep that process alive and the
+  // summary unwritten: 10 s after the last test the run fails, naming what is still open, and the
+  // handles are unref'd so that the process ends.
   const entry = join(cache, 'unit-tests.mjs');
-  writeFileSync(entry, files.map((file) => `import ${JSON.stringify(pathToFileURL(join(root, file)).href)};\n`).join(''));
+  const watchdog = [
+    "import { after } from 'node:test';",
+    'after(() => void setTimeout(() => {',
+    // scripts/test-reporter.mjs counts it as a failure.
+    "  process.env.MCP_CHAIN_TEST_LEFT_OPEN = process.getActiveResourcesInfo().join(', ');",
+    '  process.exitCode = 1;',
+    "  for (const handle of process._getActiveHandles()) if (handle !== process.stdout && handle !== process.stderr) handle.unref?.();",
+    '}, 10_000).unref());',
+  ];
+  writeFileSync(entry, [...watchdog, ...files.map((file) => `import ${JSON.stringify(pathToFileURL(join(root, file)).href)};`)].join('\n') + '\n');
   command = ['--import', 'tsx', ...timeouts, `--test-reporter=${reporter}`, '--test-reporter-destination=stdout', entry];
 } else {
   command = ['--import', 'tsx', ...timeouts, '--test', `--test-reporter=${reporter}`, '--test-reporter-destination=stdout', '--test-concurrency=2', ...files];

@@ -28,7 +28,7 @@ const root = process.cwd();
 const startedAt = Number(process.env.MCP_CHAIN_TEST_STARTED) || Date.now();
 
 /** @param {string | undefined} file */
-const rel = (file) => (file === undefined ? '(no file)' : relative(root, file) || file);
+const rel = (file) => (file === undefined ? 'the run' : relative(root, file) || file);
 
 /** @param {number} ms */
 function seconds(ms) {
@@ -177,6 +177,11 @@ export default async function* summaryReporter(source) {
   }
   yield `${tail}${dots % DOTS_PER_LINE === 0 ? '' : ` ${dots}\n`}`;
 
+  // The tests of one process (--unit) ended, and what they left open kept it alive (scripts/run-tests.mjs).
+  const leftOpen = process.env.MCP_CHAIN_TEST_LEFT_OPEN;
+  if (leftOpen !== undefined) {
+    failures.push({ file: undefined, line: undefined, path: ['(after the last test)'], error: `the tests ended, and what they left open kept the process alive 10 s later: ${leftOpen}`, failureType: undefined });
+  }
   if (failures.length > 0) yield `\n${failures.length === 1 ? 'one failure' : `${failures.length} failures`}:\n`;
   const shownOutput = new Set();
   for (const [index, failure] of failures.entries()) {
@@ -206,7 +211,7 @@ export default async function* summaryReporter(source) {
 
   const counted = diagnostics.has('pass');
   const passed = counted ? diagnostics.get('pass') : own.pass;
-  const failed = counted ? (diagnostics.get('fail') ?? 0) + (diagnostics.get('cancelled') ?? 0) : own.fail;
+  const failed = (counted ? (diagnostics.get('fail') ?? 0) + (diagnostics.get('cancelled') ?? 0) : own.fail) + (leftOpen === undefined ? 0 : 1);
   const skipped = counted ? (diagnostics.get('skipped') ?? 0) + (diagnostics.get('todo') ?? 0) : own.skipped;
   const failedFiles = [...files.values()].filter((state) => state.failed).length;
   yield `\n${files.size} files${failedFiles > 0 ? ` (${failedFiles} failed)` : ''}, wall time ${seconds(Date.now() - startedAt)}\n`;
