@@ -52,10 +52,14 @@ export default async function* summaryReporter(source) {
   /** Counts of our own, in case the runner sends no diagnostics. */
   const own = { pass: 0, fail: 0, skipped: 0 };
   let dots = 0;
-  /** The names of the running test and its suites, by nesting (a file's events come in one run, files in turn). */
+  /**
+   * The names of the test reported last and its suites, by nesting. node:test reports the tests of
+   * one file after another (with two files running at once, the second's wait), so the last
+   * top-level test started names the file: node:test gives each test the module that declared it,
+   * which for a suite shared between files (test/e2e/_gateway-suite.ts) is not the test file.
+   */
   const names = [];
-  /** Failures reported since the last file (of its own process) ended: that file's. */
-  let unplaced = [];
+  let topFile;
   /** Whether each file runs in a process of its own (node --test): Node 20 then reports each file as a test. */
   let ownProcesses = false;
   /** Files run in this one process (`--unit`): the file whose top-level tests came last. */
@@ -101,7 +105,9 @@ export default async function* summaryReporter(source) {
         }
         break;
       case 'test:start':
-        if (!isFileEvent(data)) names.splice(data.nesting, Infinity, data.name);
+        if (isFileEvent(data)) break;
+        names.splice(data.nesting, Infinity, data.name);
+        if (data.nesting === 0) topFile = data.file;
         break;
       case 'test:stdout':
       case 'test:stderr':
@@ -119,11 +125,7 @@ export default async function* summaryReporter(source) {
           // A suite (or file) failing because its tests did is said by those tests.
           if (failureType !== 'subtestsFailed') {
             if (isFileEvent(data)) failures.push({ file: data.file, line: undefined, testFile: data.file, path: [], error, failureType });
-            else {
-              const failure = { file: data.file, line: data.line, path: [...names.slice(0, data.nesting), data.name], error, failureType };
-              failures.push(failure);
-              unplaced.push(failure);
-            }
+            else failures.push({ file: data.file, line: data.line, testFile: topFile ?? data.file, path: [...names.slice(0, data.nesting), data.name], error, failureType });
           }
         }
         // Files run in one process (`--unit`) have no event of their own: a file's time is that of
@@ -151,9 +153,6 @@ export default async function* summaryReporter(source) {
         state.ended = Date.now();
         state.durationMs = data.details?.duration_ms;
         if (data.details?.passed === false) state.failed = true;
-        // node:test names the module that declared a test (a shared suite, a helper): the test file is this one.
-        for (const failure of unplaced) failure.testFile = data.file;
-        unplaced = [];
         yield dot(state);
         break;
       }
