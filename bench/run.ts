@@ -802,7 +802,7 @@ async function main(): Promise<number> {
 
   if (specs.some((t) => competitorIds.includes(t.id))) {
     try {
-      ensurePackages('bench', COMPETITORS, { log: (m) => process.stderr.write(`bench: ${m}\n`) });
+      ensurePackages('bench', COMPETITORS, { why: "the benchmark's competitor proxies", log: (m) => process.stderr.write(`bench: ${m}\n`) });
       for (const [name, version] of Object.entries(COMPETITORS)) versions[name] = version;
     } catch (error) {
       for (const id of competitorIds) skipped[id] = `could not be installed: ${error instanceof Error ? error.message : String(error)}`;

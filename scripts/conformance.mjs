@@ -135,7 +135,10 @@ const log = (msg) => console.error(`[conformance ${((Date.now() - t0) / 1000).to
 // --- installs (idempotent, see lib/cache-install.mjs) ---
 const tInstall = Date.now();
 const node22 = node22Binary({ log });
-ensurePackages(opts.alpha ? 'conformance-alpha' : 'conformance', { '@modelcontextprotocol/conformance': CONFORMANCE_VERSION }, { log });
+ensurePackages(opts.alpha ? 'conformance-alpha' : 'conformance', { '@modelcontextprotocol/conformance': CONFORMANCE_VERSION }, {
+  log,
+  why: opts.alpha ? 'the official MCP conformance suite, its alpha with the 2026-07-28 scenarios' : 'the official MCP conformance suite',
+});
 if (!existsSync(suiteBin)) throw new Error(`${suiteBin} is missing after the install`);
 const installMs = Date.now() - tInstall;
 const node22Version = spawnSync(node22, ['--version'], { encoding: 'utf8' }).stdout.trim();

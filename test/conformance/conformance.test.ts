@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { repoRoot } from '../helpers/targets.js';
+import { forEachTransport } from '../helpers/transports.js';
 
 interface Summary {
   target: string;
@@ -32,6 +33,9 @@ interface Summary {
 /** How many server scenarios the 2026-07-28 requirement set of conformance 0.2.0-alpha.12 scores. */
 const SCORED_2026_07_28 = 37;
 
+/** The line scripts/lib/cache-install.mjs prints before a download. */
+const DOWNLOADING = /\bdownloading .* into \.cache\//;
+
 const dir = mkdtempSync(join(tmpdir(), 'mcp-chain-conformance-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -43,7 +47,12 @@ function run(args: string[], out: string): Promise<{ code: number | null; output
     });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
-    child.stderr.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
+    child.stderr.on('data', (d: Buffer) => {
+      const text = d.toString();
+      output = (output + text).slice(-20_000);
+      // A download the script starts (Node 22, the suite: scripts/lib/cache-install.mjs) is said at once.
+      for (const line of text.split('\n')) if (DOWNLOADING.test(line)) process.stderr.write(`${line}\n`);
+    });
     child.on('close', (code) => resolve({ code, output }));
   });
 }
@@ -173,7 +182,7 @@ describe('2026-07-28 scenarios, modern fixture', { timeout: 300_000 }, () => {
   // The chain speaks 2026-07-28 to the fixture (a 2026-07-28 client: it probes with server/discover,
   // on stdio too), so the server's own input requests, request states and caching hints reach the
   // client through the chain's bridge.
-  for (const upstream of ['stdio', 'http'] as const) {
+  forEachTransport(({ name: upstream }) => {
     test(`through mcp-chain (the fixture behind it on ${upstream}): the same scored scenarios pass`, async () => {
       const fixture = recorded(direct);
       const out = join(dir, `modern-2026-chain-${upstream}.json`);
@@ -186,11 +195,11 @@ describe('2026-07-28 scenarios, modern fixture', { timeout: 300_000 }, () => {
       assert.ok(chain.scenarios['http-custom-header-server-validation']?.passed, result.output);
       assert.equal(result.code, 0, result.output);
     });
-  }
+  });
 
   // A session-era client (the 0.1.16 suite) in front of a server the chain speaks 2026-07-28 to
   // over HTTP (on stdio, the chain follows the client's era: the fixture serves it in the session era).
-  for (const upstream of ['stdio', 'http'] as const) {
+  forEachTransport(({ name: upstream }) => {
     test(`the 0.1.16 suite through mcp-chain in front of the modern fixture (on ${upstream}): every scenario passes`, async () => {
       const out = join(dir, `modern-stable-chain-${upstream}.json`);
       const result = await run(['--fixture', 'modern', '--via-chain', '--upstream', upstream], out);
@@ -200,7 +209,7 @@ describe('2026-07-28 scenarios, modern fixture', { timeout: 300_000 }, () => {
       assert.equal(chain.failed, 0, result.output);
       assert.equal(result.code, 0, result.output);
     });
-  }
+  });
 });
 
 /**

@@ -11,6 +11,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { commandLine, descendantsOf, eventually, gatewayTarget, referenceEntry, workspace, type Workspace } from '../helpers/gateway.js';
 import { callTool, textOf } from '../helpers/mcp.js';
 import { connectClient, proxyBuilt, repoRoot, type Connection } from '../helpers/targets.js';
+import { forEachTransport } from '../helpers/transports.js';
 import { processAlive } from '../integration/_process.js';
 
 const T = { timeout: 40_000 };
@@ -58,8 +59,8 @@ function configFile(ws: Workspace): string {
   );
 }
 
-for (const http of [false, true]) {
-  describe(`commands through mcp-chain serve${http ? ' --http' : ''}`, () => {
+forEachTransport(({ http, flag }) => {
+  describe(`commands through mcp-chain serve${flag}`, () => {
     let ws: Workspace;
     let gateway: Connection;
 
@@ -149,4 +150,4 @@ for (const http of [false, true]) {
       assert.equal(textOf(await callTool(gateway.client, { name: 'everything__echo', arguments: { message: 'still here' } })), 'Echo: still here');
     });
   });
-}
+});

@@ -140,7 +140,7 @@ describe('MCP Inspector CLI', { timeout: 300_000 }, () => {
     assert.ok(proxyBuilt(), 'dist/ is missing: npm run build first');
     const log = (message: string): void => void process.stderr.write(`inspector test: ${message}\n`);
     nodeBin = node22({ log });
-    const prefix = ensurePackages('inspector', { '@modelcontextprotocol/inspector': INSPECTOR_VERSION }, { log });
+    const prefix = ensurePackages('inspector', { '@modelcontextprotocol/inspector': INSPECTOR_VERSION }, { log, why: 'the MCP Inspector, a client this test drives' });
     inspectorEntry = join(packageDir(prefix, '@modelcontextprotocol/inspector'), 'clients', 'launcher', 'build', 'index.js');
   });
 

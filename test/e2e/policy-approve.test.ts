@@ -10,6 +10,7 @@ import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@mod
 import { gatewayTarget, serverBin, workspace, type Workspace } from '../helpers/gateway.js';
 import { callTool, textOf } from '../helpers/mcp.js';
 import { connectClient, proxyBuilt, type Connection } from '../helpers/targets.js';
+import { forEachTransport } from '../helpers/transports.js';
 
 const T = { timeout: 30_000 };
 
@@ -27,8 +28,8 @@ function configFile(ws: Workspace): string {
   );
 }
 
-for (const http of [false, true]) {
-  describe(`approve through mcp-chain serve${http ? ' --http' : ''}`, () => {
+forEachTransport(({ http, flag }) => {
+  describe(`approve through mcp-chain serve${flag}`, () => {
     let ws: Workspace;
     let asking: Connection | undefined;
     let mute: Connection | undefined;
@@ -104,4 +105,4 @@ for (const http of [false, true]) {
       assert.equal(textOf(result), `"everything__echo" needs the user's approval, and this client cannot ask for it (it does not support elicitation); it did not run.`);
     });
   });
-}
+});

@@ -9,6 +9,7 @@ import { BUILTIN_MIDDLEWARE } from '../../src/config/middleware-registry.js';
 import { gatewayTarget, referenceEntry, workspace, type Workspace } from '../helpers/gateway.js';
 import { callTool, textOf } from '../helpers/mcp.js';
 import { connectClient, proxyBuilt, type Connection } from '../helpers/targets.js';
+import { forEachTransport } from '../helpers/transports.js';
 
 const T = { timeout: 30_000 };
 const EMAIL = 'alice.smith@example.com';
@@ -26,8 +27,8 @@ interface AuditLine {
   error?: { code: number; message: string };
 }
 
-for (const http of [false, true]) {
-  describe(`audit through mcp-chain serve${http ? ' --http' : ''}`, { skip: needsRegistry }, () => {
+forEachTransport(({ http, flag }) => {
+  describe(`audit through mcp-chain serve${flag}`, { skip: needsRegistry }, () => {
     let ws: Workspace;
     let gateway: Connection | undefined;
 
@@ -80,4 +81,4 @@ for (const http of [false, true]) {
       assert.ok(!readFileSync(file, 'utf8').includes(EMAIL));
     });
   });
-}
+});

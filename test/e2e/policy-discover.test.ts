@@ -10,6 +10,7 @@ import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { gatewayTarget, serverBin, workspace, type Workspace } from '../helpers/gateway.js';
 import { callTool, droppedProgress, textOf } from '../helpers/mcp.js';
 import { connectClient, proxyBuilt, type Connection } from '../helpers/targets.js';
+import { forEachTransport } from '../helpers/transports.js';
 
 const T = { timeout: 30_000 };
 
@@ -36,8 +37,8 @@ interface Found {
   tools: Array<{ name: string; description: string; score: number }>;
 }
 
-for (const http of [false, true]) {
-  describe(`discover through mcp-chain serve${http ? ' --http' : ''}`, () => {
+forEachTransport(({ http, flag }) => {
+  describe(`discover through mcp-chain serve${flag}`, () => {
     let ws: Workspace;
     let gateway: Connection;
 
@@ -103,4 +104,4 @@ for (const http of [false, true]) {
       assert.deepEqual([...progress.map((p) => p.progress), ...droppedProgress(gateway.errors.slice(errorMark))], [1, 2]);
     });
   });
-}
+});

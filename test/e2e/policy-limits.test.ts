@@ -9,6 +9,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { gatewayTarget, serverBin, workspace, type Workspace } from '../helpers/gateway.js';
 import { callTool, textOf } from '../helpers/mcp.js';
 import { connectClient, proxyBuilt, repoRoot, type Connection } from '../helpers/targets.js';
+import { forEachTransport } from '../helpers/transports.js';
 
 const T = { timeout: 30_000 };
 
@@ -35,8 +36,8 @@ export default {
   );
 }
 
-for (const http of [false, true]) {
-  describe(`limitResult, timeout and retry through mcp-chain serve${http ? ' --http' : ''}`, () => {
+forEachTransport(({ http, flag }) => {
+  describe(`limitResult, timeout and retry through mcp-chain serve${flag}`, () => {
     let ws: Workspace;
     let gateway: Connection;
 
@@ -71,4 +72,4 @@ for (const http of [false, true]) {
       assert.notEqual(quick.isError, true);
     });
   });
-}
+});

@@ -14,6 +14,7 @@ import { McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { directTarget, fixtureEntry, gatewayTarget, listAll, referenceEntry, serverBin, workspace, type Workspace } from '../helpers/gateway.js';
 import { callTool, textOf } from '../helpers/mcp.js';
 import { connectClient, proxyBuilt, proxyEnv, proxyMain, type Connection } from '../helpers/targets.js';
+import { forEachTransport } from '../helpers/transports.js';
 
 const T = { timeout: 60_000 };
 const json = (value: unknown): string => JSON.stringify(value);
@@ -219,8 +220,8 @@ describe('pin through mcp-chain serve: a server added after the gateway\'s tools
   });
 });
 
-for (const http of [false, true]) {
-  describe(`pin in front of server-everything through mcp-chain serve${http ? ' --http' : ''}`, () => {
+forEachTransport(({ http, flag }) => {
+  describe(`pin in front of server-everything through mcp-chain serve${flag}`, () => {
     let ws: Workspace;
     let config: string;
 
@@ -269,4 +270,4 @@ for (const http of [false, true]) {
       }
     });
   });
-}
+});

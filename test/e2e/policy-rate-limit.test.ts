@@ -9,6 +9,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { gatewayTarget, serverBin, workspace, type Workspace } from '../helpers/gateway.js';
 import { callTool, textOf } from '../helpers/mcp.js';
 import { connectClient, proxyBuilt, repoRoot, type Connection } from '../helpers/targets.js';
+import { forEachTransport } from '../helpers/transports.js';
 
 const T = { timeout: 30_000 };
 
@@ -46,8 +47,8 @@ async function refusal(connection: Connection, name: string, args: Record<string
   throw new Error(`${name} was not refused`);
 }
 
-for (const http of [false, true]) {
-  describe(`rateLimit through mcp-chain serve${http ? ' --http' : ''}`, () => {
+forEachTransport(({ http, flag }) => {
+  describe(`rateLimit through mcp-chain serve${flag}`, () => {
     let ws: Workspace;
     let gateway: Connection;
 
@@ -99,4 +100,4 @@ for (const http of [false, true]) {
       await assert.rejects(first);
     });
   });
-}
+});

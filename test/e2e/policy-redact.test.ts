@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { gatewayTarget, serverBin, workspace, type Workspace } from '../helpers/gateway.js';
 import { callTool, textOf } from '../helpers/mcp.js';
 import { connectClient, proxyBuilt, repoRoot, type Connection } from '../helpers/targets.js';
+import { forEachTransport } from '../helpers/transports.js';
 
 const T = { timeout: 30_000 };
 
@@ -35,8 +36,8 @@ export default {
   );
 }
 
-for (const http of [false, true]) {
-  describe(`redact through mcp-chain serve${http ? ' --http' : ''}`, () => {
+forEachTransport(({ http, flag }) => {
+  describe(`redact through mcp-chain serve${flag}`, () => {
     let ws: Workspace;
     let gateway: Connection;
 
@@ -86,4 +87,4 @@ for (const http of [false, true]) {
       assert.deepEqual(image, rawImage);
     });
   });
-}
+});

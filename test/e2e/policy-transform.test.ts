@@ -9,6 +9,7 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { gatewayTarget, listAll, referenceEntry, workspace, type Workspace } from '../helpers/gateway.js';
 import { callTool, mcpErrorWithCode, textOf } from '../helpers/mcp.js';
 import { connectClient, repoRoot } from '../helpers/targets.js';
+import { forEachTransport } from '../helpers/transports.js';
 
 const T = { timeout: 30_000 };
 
@@ -49,9 +50,9 @@ describe('policy: transform through mcp-chain serve', () => {
   });
   after(() => ws.remove());
 
-  for (const http of [false, true]) {
-    it(`${http ? '--http' : 'stdio'}: the client sees the transformed tools, calls reach the servers mapped back, refusals are -32602`, T, async () => {
-      const file = ws.write(`${http ? 'http' : 'stdio'}/mcp-chain.config.ts`, configText(ws.path(`memory-${String(http)}.jsonl`)));
+  forEachTransport(({ name, http }) => {
+    it(`${name}: the client sees the transformed tools, calls reach the servers mapped back, refusals are -32602`, T, async () => {
+      const file = ws.write(`${name}/mcp-chain.config.ts`, configText(ws.path(`memory-${name}.jsonl`)));
       const gateway = await connectClient(gatewayTarget(file, { http }), { capabilities: {} });
       try {
         const tools = new Map((await listAll(gateway.client, 'tools')).items.map((tool: Tool) => [tool.name, tool]));
@@ -107,5 +108,5 @@ describe('policy: transform through mcp-chain serve', () => {
         assert.equal(report.exitCode, 0, gateway.stderrTail());
       }
     });
-  }
+  });
 });

@@ -13,6 +13,7 @@ import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.
 import { gatewayTarget, serverBin, workspace, type Workspace } from '../helpers/gateway.js';
 import { callTool, textOf } from '../helpers/mcp.js';
 import { connectClient, proxyBuilt, repoRoot, type Connection } from '../helpers/targets.js';
+import { forEachTransport } from '../helpers/transports.js';
 
 const T = { timeout: 30_000 };
 
@@ -54,8 +55,8 @@ async function refusal(connection: Connection, name: string, args: Record<string
   throw new Error(`${name} was not refused`);
 }
 
-for (const http of [false, true]) {
-  describe(`validate through mcp-chain serve${http ? ' --http' : ''}`, () => {
+forEachTransport(({ http, flag }) => {
+  describe(`validate through mcp-chain serve${flag}`, () => {
     let ws: Workspace;
     let gateway: Connection;
 
@@ -115,4 +116,4 @@ for (const http of [false, true]) {
       );
     });
   });
-}
+});
