@@ -1,4 +1,4 @@
-// The library example of the README, type-checked with the rest of the project.
+// The library example of docs/guides/library.md, type-checked with the rest of the project.
 import { chain, ErrorCode, filter, mapList, McpError, on, serveStdio, stdio } from 'mcp-chain';
 
 const gateway = chain()
