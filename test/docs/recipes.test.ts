@@ -107,6 +107,12 @@ async function checkServes(target: Target, block: RecipeBlock, where: string): P
 
 const CONFIG_EXTENSIONS = new Set(['.json', '.jsonc', '.yaml', '.yml', '.toml']);
 
+/**
+ * Serving commands already checked in this run, with what they were checked for, when they read no
+ * file of their recipe: the same line in two docs (the README and a guide) is run once.
+ */
+const checkedCommands = new Set<string>();
+
 async function runBlock(recipe: Recipe, block: RecipeBlock, folder: Folder): Promise<void> {
   const where = `${recipe.doc}:${block.line} (recipe ${recipe.name})`;
   const file = block.attrs.file;
@@ -142,6 +148,10 @@ async function runBlock(recipe: Recipe, block: RecipeBlock, folder: Folder): Pro
     }
     const http = args.indexOf('--http');
     if (http !== -1) args[http + 1] = '127.0.0.1:0';
+    const key = JSON.stringify([args, block.attrs.tools, block.attrs.hidden]);
+    const readsFiles = recipe.blocks.some((other) => other.attrs.file !== undefined);
+    if (!readsFiles && checkedCommands.has(key)) continue;
+    if (!readsFiles) checkedCommands.add(key);
     await checkServes({ name: line, command: mcpChain, args, env: folder.env, cwd: folder.cwd, http: http !== -1 }, block, `${where}: ${line}`);
   }
 }
@@ -172,7 +182,8 @@ describe('extracting recipes', () => {
   });
 });
 
-describe('the recipes of the README and the guides', { skip: !proxyBuilt() && 'build first (npm run build)' }, () => {
+// Two at a time: most of a recipe's time is a server starting (npx, then Node), on two cores.
+describe('the recipes of the README and the guides', { skip: !proxyBuilt() && 'build first (npm run build)', concurrency: 2 }, () => {
   const recipes = allRecipes(repoRoot);
 
   test('the README has its three recipes, and the guides have theirs', () => {
