@@ -13,6 +13,7 @@
 // - `file=` blocks are written to that file; a config file is checked with `mcp-chain validate`
 //   and, with `tools=`, served with `mcp-chain serve`.
 // - `ts` blocks with `run=exit` run with tsx to their end; with `run=stdio` they are a server.
+// - Every `ts` block with `file=` is also type-checked (strict, NodeNext) as in a project of its own.
 // Every wait is bounded, and no process is left in the recipe's folder when a recipe ends.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -190,6 +191,34 @@ describe('the recipes of the README and the guides', { skip: !proxyBuilt() && 'b
     const readme = recipes.filter((recipe) => recipe.doc === 'README.md').map((recipe) => recipe.name);
     assert.ok(['wrap', 'gateway', 'middleware'].every((name) => readme.includes(name)), `README recipes: ${readme.join(', ')}`);
     assert.ok(recipes.some((recipe) => recipe.doc.startsWith('docs/guides/')), 'no recipe in docs/guides/');
+  });
+
+  test('the TypeScript recipes type-check (strict, NodeNext), as in a project of their own', { timeout: 180_000 }, async () => {
+    const root = mkdtempSync(join(tmpdir(), 'mcp-chain-recipe-types-'));
+    try {
+      mkdirSync(join(root, 'node_modules', '@types'), { recursive: true });
+      symlinkSync(repoRoot, join(root, 'node_modules', 'mcp-chain'));
+      symlinkSync(join(repoRoot, 'node_modules', '@types', 'node'), join(root, 'node_modules', '@types', 'node'));
+      writeFileSync(join(root, 'package.json'), JSON.stringify({ type: 'module' }));
+      const compilerOptions = { target: 'ES2022', module: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] };
+      writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['**/*.ts', '**/*.mts'] }));
+      const files: string[] = [];
+      for (const [index, recipe] of recipes.entries()) {
+        for (const block of recipe.blocks) {
+          if (block.lang !== 'ts' || block.attrs.file === undefined) continue;
+          const dir = join(root, `${index}-${recipe.name}`);
+          mkdirSync(dir, { recursive: true });
+          writeFileSync(join(dir, block.attrs.file), block.text);
+          files.push(`${recipe.doc}:${block.line}`);
+        }
+      }
+      assert.ok(files.length > 0, 'no TypeScript recipe');
+      const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+      const { code, output } = await runToExit(process.execPath, [tsc, '-p', root], { cwd: root, env: {}, remove: () => undefined });
+      assert.equal(code, 0, `the TypeScript recipes (${files.join(', ')}) do not type-check:\n${output}`);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   for (const recipe of recipes) {
