@@ -1,7 +1,7 @@
 // A policy in front of a server you did not write: hide tools, rename and re-describe others,
 // and log every call. Serve it in front of any stdio server:
 //
-//   npx mcp-chain run examples/company-policy.ts -- npx -y @modelcontextprotocol/server-everything
+//   mcp-chain run examples/company-policy.ts -- npx -y @modelcontextprotocol/server-everything
 //
 import { chain } from 'mcp-chain';
 import { filter } from 'mcp-chain/filter';

@@ -1,4 +1,4 @@
-// The library example of the README, type-checked with the rest of the project.
+// The library example of docs/guides/library.md, type-checked with the rest of the project.
 import { chain, ErrorCode, mapList, McpError, on, stdio } from 'mcp-chain';
 import { filter } from 'mcp-chain/filter';
 import { serveStdio } from 'mcp-chain/kernel';

@@ -1,7 +1,7 @@
 // One HTTP gateway for several callers, each with its own token and its own tools. The identity
 // of a session is the name of the variable its token came from (`--token-env`):
 //
-//   ALICE_TOKEN=… BUILD_BOT_TOKEN=… npx mcp-chain run examples/team-gateway.ts \
+//   ALICE_TOKEN=… BUILD_BOT_TOKEN=… mcp-chain run examples/team-gateway.ts \
 //     --http 8080 --token-env ALICE_TOKEN --token-env BUILD_BOT_TOKEN \
 //     -- npx -y @modelcontextprotocol/server-everything
 //

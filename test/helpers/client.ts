@@ -115,10 +115,10 @@ export async function connectClient(target: Target, opts: ConnectOptions = {}): 
   let stdioTransport: StdioClientTransport | undefined;
   let stderr: Stream | null;
   if (target.http) {
-    httpChild = spawn(target.command, target.args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    httpChild = spawn(target.command, target.args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'], ...(target.cwd === undefined ? {} : { cwd: target.cwd }) });
     stderr = httpChild.stderr;
   } else {
-    stdioTransport = new StdioClientTransport({ command: target.command, args: target.args, env, stderr: 'pipe' });
+    stdioTransport = new StdioClientTransport({ command: target.command, args: target.args, env, stderr: 'pipe', ...(target.cwd === undefined ? {} : { cwd: target.cwd }) });
     stderr = stdioTransport.stderr;
   }
 

@@ -21,6 +21,8 @@ export interface Target {
    * `"url"` on stderr; the client connects there.
    */
   http?: boolean;
+  /** Working directory of the spawned process; default ours. */
+  cwd?: string;
 }
 
 const require = createRequire(import.meta.url);
