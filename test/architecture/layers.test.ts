@@ -41,7 +41,6 @@ export const SUBFOLDER_DEPENDENCIES: Readonly<Record<string, Readonly<Record<str
   'middleware/require-scopes': { 'middleware/filter': 'scope rules match URIs as filter does (normalize-uri)' },
   'middleware/pin': { 'middleware/cache': 'a pinned tool is hashed over the canonical JSON the cache keys on' },
   'upstream/aggregate': { 'upstream/http': 'a member on HTTP reports its authorization state (session-auth)' },
-  'upstream/http': { 'upstream/era': 'an HTTP server is reached through the era it speaks' },
 };
 
 const src = resolve(import.meta.dirname, '../../src');
