@@ -1,44 +1,56 @@
 // Types only, and an identity function: exported from the package root, so it must cost nothing
-// to import (no zod here). config-schema.ts is what checks a config; a test keeps the two in step.
+// to import (no zod here). config-schema.ts is what checks a config. A built-in's options are its
+// own type, inferred from the schema in its folder (src/middleware/<name>/options.ts) that checks
+// them in a file too; the servers' keys are written here, and a test holds them to the schema.
 import type { UpstreamOAuthOptions } from '../auth/client/upstream-oauth-options.js';
 import type { Middleware } from '../chain/middleware.js';
 import type { Upstream } from '../core/upstream.js';
 import type { CommandTool } from '../upstream/commands/commands.js';
-import type { FilterOptions, FilterRule } from '../middleware/filter/index.js';
-import type { LogOptions } from '../middleware/log/index.js';
-import type { RenameOptions } from '../middleware/rename/index.js';
-import type { ApproveOptions } from '../middleware/approve/index.js';
-import type { AuditOptions } from '../middleware/audit/index.js';
-import type { CacheOptions } from '../middleware/cache/index.js';
-import type { DiscoverOptions } from '../middleware/discover/index.js';
-import type { LimitResultOptions } from '../middleware/limit-result/index.js';
-import type { PinOptions } from '../middleware/pin/index.js';
-import type { RateLimitOptions } from '../middleware/rate-limit/index.js';
-import type { RedactOptions } from '../middleware/redact/index.js';
-import type { RequireScopesOptions } from '../middleware/require-scopes/index.js';
-import type { RetryOptions } from '../middleware/retry/index.js';
-import type { TimeoutMiddlewareOptions } from '../middleware/timeout/index.js';
-import type { TransformOptions } from '../middleware/transform/index.js';
-import type { ValidateOptions } from '../middleware/validate/index.js';
+import type { FilterOptions, FilterRule } from '../middleware/filter/options.js';
+import type { LogOptions } from '../middleware/log/options.js';
+import type { RenameOptions } from '../middleware/rename/options.js';
+import type { ApproveOptions } from '../middleware/approve/options.js';
+import type { AuditOptions } from '../middleware/audit/options.js';
+import type { CacheOptions } from '../middleware/cache/options.js';
+import type { DiscoverOptions } from '../middleware/discover/options.js';
+import type { LimitResultOptions } from '../middleware/limit-result/options.js';
+import type { PinOptions } from '../middleware/pin/options.js';
+import type { RateLimitOptions } from '../middleware/rate-limit/options.js';
+import type { RedactOptions } from '../middleware/redact/options.js';
+import type { RequireScopesOptions } from '../middleware/require-scopes/options.js';
+import type { RetryOptions } from '../middleware/retry/options.js';
+import type { TimeoutMiddlewareOptions } from '../middleware/timeout/options.js';
+import type { TransformOptions } from '../middleware/transform/options.js';
+import type { ValidateOptions } from '../middleware/validate/options.js';
+
+/**
+ * The options of each built-in a config names, by name: the same type its function takes in code
+ * (`filter(options)`), without what only code can give (clocks, loggers, objects).
+ */
+export interface BuiltinOptions {
+  readonly filter: FilterOptions;
+  readonly rename: RenameOptions;
+  readonly log: LogOptions;
+  readonly transform: TransformOptions;
+  readonly validate: ValidateOptions;
+  readonly rateLimit: RateLimitOptions;
+  readonly cache: CacheOptions;
+  readonly timeout: TimeoutMiddlewareOptions;
+  readonly retry: RetryOptions;
+  readonly redact: RedactOptions;
+  readonly limitResult: LimitResultOptions;
+  readonly audit: AuditOptions;
+  readonly approve: ApproveOptions;
+  readonly discover: DiscoverOptions;
+  readonly pin: PinOptions;
+  readonly requireScopes: RequireScopesOptions;
+}
 
 /** The built-in middleware a config names: `"log"`, or `{ log: { ...options } }`. */
-export type BuiltinMiddlewareName =
-  | 'filter'
-  | 'rename'
-  | 'log'
-  | 'transform'
-  | 'validate'
-  | 'rateLimit'
-  | 'cache'
-  | 'timeout'
-  | 'retry'
-  | 'redact'
-  | 'limitResult'
-  | 'audit'
-  | 'approve'
-  | 'discover'
-  | 'pin'
-  | 'requireScopes';
+export type BuiltinMiddlewareName = keyof BuiltinOptions;
+
+/** A built-in with options: `{ filter: { tools: { deny: ['drop_*'] } } }`. */
+export type BuiltinMiddlewareInput = { readonly [Name in BuiltinMiddlewareName]: { readonly [Key in Name]: BuiltinOptions[Name] } }[BuiltinMiddlewareName];
 
 /**
  * One entry of a `middleware` list, in the order they run (client to server): a middleware
@@ -48,22 +60,7 @@ export type BuiltinMiddlewareName =
 export type MiddlewareInput =
   | Middleware
   | BuiltinMiddlewareName
-  | { readonly filter: FilterOptions }
-  | { readonly rename: RenameOptions }
-  | { readonly log: Omit<LogOptions, 'logger'> }
-  | { readonly transform: TransformOptions }
-  | { readonly validate: ValidateOptions }
-  | { readonly rateLimit: Omit<RateLimitOptions, 'now'> }
-  | { readonly cache: Omit<CacheOptions, 'now'> }
-  | { readonly timeout: TimeoutMiddlewareOptions }
-  | { readonly retry: RetryOptions }
-  | { readonly redact: RedactOptions }
-  | { readonly limitResult: LimitResultOptions }
-  | { readonly audit: Omit<AuditOptions, 'logger' | 'now' | 'append'> }
-  | { readonly approve: ApproveOptions }
-  | { readonly discover: DiscoverOptions }
-  | { readonly pin: Omit<PinOptions, 'logger' | 'store'> & { readonly store?: string } }
-  | { readonly requireScopes: RequireScopesOptions }
+  | BuiltinMiddlewareInput
   | {
       /** A path relative to the config file (`./audit.js`), or a package. */
       readonly module: string;

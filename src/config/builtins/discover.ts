@@ -1,29 +1,10 @@
-import * as z from 'zod';
-import { discover, type DiscoverOptions } from '../../middleware/discover/index.js';
+import { discover } from '../../middleware/discover/index.js';
+import { discoverOptions } from '../../middleware/discover/options.js';
 import { builtin } from '../builtin-middleware.js';
-
-const name = z.string().min(1);
 
 /** The config file's `discover`: search_tools, describe_tool and call_tool in place of a large catalog. */
 export const discoverBuiltin = builtin(
   'Progressive discovery for large catalogs: the client sees search_tools, describe_tool and call_tool instead of every tool; calls go through the rest of the chain as ordinary calls',
-  z.strictObject({
-    names: z
-      .strictObject({
-        search: name.optional().describe('The search tool\'s name; default "search_tools"'),
-        describe: name.optional().describe('The describe tool\'s name; default "describe_tool"'),
-        call: name.optional().describe('The call tool\'s name; default "call_tool"'),
-      })
-      .refine((value) => new Set(Object.values(value)).size === Object.values(value).length, 'the meta-tools need different names')
-      .optional()
-      .describe('The meta-tools\' names'),
-    alwaysShow: z
-      .array(z.string())
-      .optional()
-      .describe('Tools listed as they are next to the meta-tools: names or globs as the client calls them (`memory__*`); default none'),
-    minTools: z.number().int().min(0).optional().describe('A catalog of at most this many tools is listed unchanged, without meta-tools; default 0 (always the meta-tools)'),
-    defaultLimit: z.number().int().min(1).optional().describe('How many tools a search returns when it does not say; default 10'),
-    maxLimit: z.number().int().min(1).optional().describe('The most tools a search returns, whatever it asks; default 50'),
-  }),
-  (options) => discover(options as DiscoverOptions),
+  discoverOptions,
+  (options) => discover(options),
 );

@@ -16,50 +16,13 @@ import { isJsonObject } from '../../message/parse-message.js';
 import { deniedError, deniedResult, denialText, type DenyReason } from './approval-denied.js';
 import { ALWAYS, approvalQuestion, DEFAULT_MESSAGE } from './approval-question.js';
 import { askUser, type Asked } from './ask-user.js';
-import { hintsMatcher, SessionHints, type ApprovalHints } from './tool-hints.js';
+import { hintsMatcher, SessionHints } from './tool-hints.js';
 import { ToolTurns } from './tool-turns.js';
+import type { ApproveOptions } from './options.js';
+
+export type { ApprovalHints, ApproveOptions } from './options.js';
 
 export { APPROVAL_DENIED, type ApprovalDeniedData, type DenyReason } from './approval-denied.js';
-export type { ApprovalHints } from './tool-hints.js';
-
-export interface ApproveOptions {
-  /** Tools that need approval: names or globs as the client calls them here (`github__delete_*` on a gateway). */
-  tools?: string[];
-  /**
-   * Tools that need approval by their annotations, as this session's `tools/list` results showed
-   * them (a hint a tool does not state has the specification's default: `destructiveHint` true,
-   * `readOnlyHint` false, `idempotentHint` false, `openWorldHint` true; a read-only tool counts as
-   * not destructive and idempotent). A tool matches when it has every hint given here.
-   * `{ destructiveHint: true }`: tools that say so, and tools that say nothing.
-   */
-  annotations?: ApprovalHints;
-  /**
-   * When the client cannot be asked (it declared no form elicitation) or asking failed with an
-   * error: `'deny'` (the default) refuses the call, `'allow'` lets it run and logs a warning.
-   */
-  fallback?: 'deny' | 'allow';
-  /**
-   * How a denied call is answered: `'result'` (the default), a tool result with `isError: true`
-   * saying why, which the model can read; `'error'`, a JSON-RPC error {@link APPROVAL_DENIED}
-   * (-32003) with `data: { tool, reason }`.
-   */
-  onDeny?: 'result' | 'error';
-  /**
-   * How long the user has to answer, in ms; then the question is cancelled and the call denied.
-   * Default 50 000: under the 60 s that both the session's request deadline (`--timeout`) and
-   * the official SDK clients' request timeout give a call by default, so that the model reads
-   * "timed out waiting for approval" rather than the call failing as a whole. Raise those too
-   * when you raise this.
-   */
-  timeoutMs?: number;
-  /**
-   * The question; `{tool}` and `{arguments}` (compact JSON, long strings cut) are filled in.
-   * Default `Allow the tool "{tool}" to run?\nArguments: {arguments}`.
-   */
-  message?: string;
-  /** Offer "Always allow <tool> for this session" (the form's boolean `always`). Default true. */
-  rememberForSession?: boolean;
-}
 
 /** What `approve` adds to the call's audit record (`ctx.state.auditExtra.approval`). */
 export interface ApprovalRecord {

@@ -5,17 +5,10 @@
  */
 import type { Reply } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
-
-/** The annotations `approve` can match on (MCP `ToolAnnotations` hints). */
-export interface ApprovalHints {
-  destructiveHint?: boolean;
-  readOnlyHint?: boolean;
-  idempotentHint?: boolean;
-  openWorldHint?: boolean;
-}
+import type { ApprovalHints } from './options.js';
 
 type HintName = keyof ApprovalHints;
-type Effective = Required<ApprovalHints>;
+type Effective = { [Name in HintName]-?: boolean };
 
 /**
  * The specification's defaults for a tool that does not state a hint: it may change things

@@ -9,9 +9,12 @@ import { watchOutcome } from '../../chain/watch-outcome.js';
 import type { Middleware } from '../../chain/middleware.js';
 import type { Logger } from '../../log/logger.js';
 import { stderrLogger } from '../../log/stderr-logger.js';
-import { createRedactor, type Redactor, type RedactorOptions } from '../redact/redactor.js';
+import { createRedactor, type Redactor } from '../redact/redactor.js';
 import { auditLine } from './audit-line.js';
 import { AuditWriter } from './audit-writer.js';
+import type { AuditCodeOptions, AuditOptions } from './options.js';
+
+export type { AuditCodeOptions, AuditOptions } from './options.js';
 
 export type { AuditRecord } from './audit-line.js';
 
@@ -25,43 +28,6 @@ declare module '../../chain/context.js' {
     auditExtra: Record<string, unknown>;
   }
 }
-
-export interface AuditOptions {
-  /** The JSONL file to append to. */
-  file: string;
-  /** `'tools'` (the default): `tools/call` only. `'requests'`: every request from the client. */
-  scope?: 'tools' | 'requests';
-  /** Between a server's name and a tool's name on a gateway (default `'__'`): the record's `server`. */
-  separator?: string;
-  /**
-   * Masks secrets in the recorded arguments: `true` (the default) with every built-in detector,
-   * or a redactor's options (`detectors`, `custom`, `mask`); `false` records them as sent.
-   */
-  redact?: boolean | RedactorOptions;
-  /** Rotate before a record would take the file past this many bytes. Default: never. */
-  maxBytes?: number;
-  /** Rotate once the file has been written to for this long. Default: never. */
-  maxAgeMs?: number;
-  /** How many rotated files (`<file>.<time>`) to keep; older ones are deleted. Default 10. */
-  keep?: number;
-  /** How many records may wait for the disk; more are dropped and counted. Default 10 000. */
-  maxQueue?: number;
-  /** Dropped records are reported on the logger at most once per this many ms. Default 10 000. */
-  dropReportMs?: number;
-  /**
-   * How long a record may wait for others to share its write, ms (one write per interval, not one
-   * per call). Shutdown (`close()`) writes at once; a crash loses at most this window. Default 50;
-   * 0: written as soon as the disk is free.
-   */
-  flushIntervalMs?: number;
-  /** Where drops and write failures are reported. Default: stderr. */
-  logger?: Logger;
-  /** The clock, in ms since the epoch. For tests. */
-  now?: () => number;
-  /** Appends text to a file. For tests (a stalled disk). Default: a handle kept open in append mode. */
-  append?: (file: string, text: string) => Promise<void>;
-}
-
 
 /** The `audit` middleware, with a way to flush its queue. */
 export interface AuditMiddleware extends Middleware {
@@ -81,7 +47,7 @@ export interface AuditMiddleware extends Middleware {
  * //  "method":"tools/call","server":"github","tool":"github__search","arguments":{"q":"[REDACTED:email]"},
  * //  "durationMs":12.5,"outcome":"ok"}
  */
-export function audit(options: AuditOptions): AuditMiddleware {
+export function audit(options: AuditOptions & AuditCodeOptions): AuditMiddleware {
   const { scope = 'tools', separator = '__', redact = true } = options;
   const redactor: Redactor | undefined = redact === false ? undefined : createRedactor(redact === true ? {} : redact);
   const writer = new AuditWriter({

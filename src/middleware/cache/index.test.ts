@@ -9,7 +9,7 @@ import type { JsonObject } from '../../message/jsonrpc.js';
 import { harness } from '../../testing/harness.js';
 import { local } from '../../upstream/local.js';
 import { scripted, type Handler } from '../_test/scripted.js';
-import { cache, type CacheOptions } from './index.js';
+import { cache, type CacheCodeOptions, type CacheOptions } from './index.js';
 
 /** A clock the test moves by hand. */
 function clock(): { now: () => number; advance(ms: number): void } {
@@ -41,7 +41,7 @@ function observer(seen: unknown[]): Middleware {
   };
 }
 
-async function setup(options: CacheOptions, extra: Record<string, Handler> = {}) {
+async function setup(options: CacheOptions & CacheCodeOptions, extra: Record<string, Handler> = {}) {
   const upstream = counting(extra);
   const mw = cache(options);
   const seen: unknown[] = [];

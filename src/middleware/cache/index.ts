@@ -16,52 +16,15 @@ import { uriForms } from '../filter/normalize-uri.js';
 import { canonicalJson } from './canonical-json.js';
 import { immutableCopy, type Immutable } from './immutable-copy.js';
 import { LruStore } from './lru-store.js';
+import type { CacheCodeOptions, CacheOptions } from './options.js';
+
+export type { CacheCodeOptions, CacheOptions, CacheTtl } from './options.js';
 
 declare module '../../chain/context.js' {
   interface ContextState {
     /** Set by `cache` on the requests it may answer: `'hit'` answered from memory, `'miss'` forwarded. */
     cache: 'hit' | 'miss';
   }
-}
-
-/** How long each kind of answer is served from memory, in milliseconds; `0` never caches that kind. */
-export interface CacheTtl {
-  /** Pages of `tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`. Default 300 000 (5 min). */
-  lists?: number;
-  /** `resources/read`, by uri. Default 60 000 (1 min). */
-  resources?: number;
-  /** `tools/call` of cacheable tools, by name and arguments. Default 60 000 (1 min). */
-  tools?: number;
-}
-
-export interface CacheOptions {
-  /** Time to live per kind (ms). */
-  ttlMs?: CacheTtl;
-  /** Tools whose results may be cached, by name or glob (`*` any characters, `?` one). None by default. */
-  tools?: readonly string[];
-  /**
-   * Also cache tools the server marks `annotations.readOnlyHint: true` (as the session last saw them
-   * in `tools/list`). Off by default: the hint is the server's claim, not a promise.
-   */
-  readOnly?: boolean;
-  /**
-   * One cache for every client. Off by default: entries are kept per identity
-   * (`ctx.session.identity.id`), or per session where there is none, so no client sees what was
-   * fetched for another.
-   */
-  shared?: boolean;
-  /** At most this many entries (least recently used evicted first). Default 1000. */
-  maxEntries?: number;
-  /** At most this many bytes of serialized results (least recently used evicted first). Default 16 MiB. */
-  maxBytes?: number;
-  /**
-   * Identical requests arriving while the first is still on its way wait for its answer instead of
-   * going upstream too (each still gets the answer; a failure of the first sends the others
-   * upstream on their own). Default true.
-   */
-  singleFlight?: boolean;
-  /** The clock for time to live (ms); for tests. Default `Date.now`. */
-  now?: () => number;
 }
 
 /** What the cache has done since it was made. */
@@ -137,7 +100,7 @@ interface Flight {
  * chain().use(log()).use(cached).to(stdio({ command: 'my-server' }));
  * cached.stats(); // { hits: 12, misses: 3, coalesced: 0, evictions: 0, invalidations: 1, entries: 3, bytes: 5120 }
  */
-export function cache(options: CacheOptions = {}): CacheMiddleware {
+export function cache(options: CacheOptions & CacheCodeOptions = {}): CacheMiddleware {
   const ttl = {
     lists: duration('ttlMs.lists', options.ttlMs?.lists ?? 300_000),
     resources: duration('ttlMs.resources', options.ttlMs?.resources ?? 60_000),

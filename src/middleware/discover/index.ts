@@ -16,27 +16,11 @@ import { isJsonObject } from '../../message/parse-message.js';
 import { closeNames } from './close-names.js';
 import { DEFAULT_META_TOOL_NAMES, metaTools, type MetaToolNames } from './meta-tools.js';
 import { type Catalog, SessionCatalogs } from './session-catalog.js';
+import type { DiscoverOptions } from './options.js';
+
+export type { DiscoverOptions } from './options.js';
 
 export type { MetaToolNames } from './meta-tools.js';
-
-export interface DiscoverOptions {
-  /** The meta-tools' names. Default `search_tools`, `describe_tool`, `call_tool`. */
-  names?: Partial<MetaToolNames> | undefined;
-  /**
-   * Tools listed as they are next to the meta-tools, by name or glob (`*` any characters, `?` one),
-   * as the client calls them (`<server>__<tool>` on a gateway: `memory__*`). Default none.
-   */
-  alwaysShow?: readonly string[] | undefined;
-  /**
-   * A catalog of at most this many tools is listed unchanged, without meta-tools. Default 0: the
-   * meta-tools are always shown.
-   */
-  minTools?: number | undefined;
-  /** How many tools a search returns when it does not say. Default 10. */
-  defaultLimit?: number | undefined;
-  /** The most tools a search returns, whatever it asks. Default 50. */
-  maxLimit?: number | undefined;
-}
 
 /**
  * Answers `tools/list` with three meta-tools (and the tools `alwaysShow` names) instead of the whole
@@ -197,7 +181,7 @@ function firstLine(text: string): string {
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
-function definedOnly(names: Partial<MetaToolNames>): Partial<MetaToolNames> {
+function definedOnly(names: NonNullable<DiscoverOptions['names']>): Partial<MetaToolNames> {
   return Object.fromEntries(Object.entries(names).filter(([, value]) => value !== undefined));
 }
 

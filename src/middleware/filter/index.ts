@@ -14,29 +14,9 @@ import { matchAny } from '../../chain/glob.js';
 import { uriForms } from './normalize-uri.js';
 import { ResourceNames } from './resource-names.js';
 import { uriRule } from './uri-rule.js';
+import type { FilterOptions, FilterRule } from './options.js';
 
-/**
- * Names or globs (`*` any characters, `?` one character). Deny wins over allow; an absent or
- * empty `allow` allows everything.
- */
-export interface FilterRule {
-  allow?: readonly string[];
-  deny?: readonly string[];
-}
-
-export interface FilterOptions {
-  /** Matched against the tool's name. */
-  tools?: FilterRule;
-  /** Matched against the prompt's name. */
-  prompts?: FilterRule;
-  /**
-   * Matched against a resource's uri or name, and a resource template's uriTemplate or name. A
-   * uri is matched in every form a server could read it as (see `normalizeUri`): denied when any
-   * form is, allowed only when its normal form and its form with `%2F`, `%5C` and `\` read as
-   * `/` both are. Write uri rules in normal form: lower-case scheme and host, no dot segments.
-   */
-  resources?: FilterRule;
-}
+export type { FilterOptions, FilterRule } from './options.js';
 
 /**
  * Hides tools, prompts and resources. A hidden tool is missing from `tools/list` and calling it is

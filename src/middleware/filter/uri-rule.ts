@@ -5,6 +5,7 @@
  */
 import { matchAny } from '../../chain/glob.js';
 import { uriPatternForms, type UriForms } from './normalize-uri.js';
+import type { FilterRule } from './options.js';
 
 /** The names listed under a form of a uri (none when the server lists it under none). */
 export type NamesOf = (form: string) => readonly string[];
@@ -22,7 +23,7 @@ export interface UriRule {
 }
 
 /** Compiles a rule's globs for uris; each also matches as its own normal form ({@link uriPatternForms}). */
-export function uriRule({ allow = [], deny = [] }: { allow?: readonly string[]; deny?: readonly string[] }): UriRule {
+export function uriRule({ allow = [], deny = [] }: FilterRule): UriRule {
   const allows = matchAny(withNormalForms(allow));
   const denies = matchAny(withNormalForms(deny));
   const allowAll = allow.length === 0;

@@ -10,25 +10,9 @@ import type { Middleware, Next } from '../../chain/middleware.js';
 import { ChainError } from '../../errors/chain-error.js';
 import type { JsonObject, Reply } from '../../message/jsonrpc.js';
 import { describeExcess, exceeds, measure, MIN_MAX_BYTES, truncateResult, type ResultLimit } from './truncate-result.js';
+import type { LimitResultOptions, ResultCap } from './options.js';
 
-/** One cap: at least one of `maxBytes` and `maxTextChars`. */
-export interface ResultCap {
-  /** Bytes of the whole result serialized as JSON (UTF-8); at least 1024. */
-  maxBytes?: number;
-  /** UTF-16 code units (JavaScript characters) of its text content, all text items together. */
-  maxTextChars?: number;
-  /** `'truncate'` (the default): cut it down, with a note; `'error'`: an `isError` result instead. */
-  onExceed?: 'truncate' | 'error';
-}
-
-export interface LimitResultOptions extends ResultCap {
-  /**
-   * Caps per tool, keyed by name or glob (`*` any characters, `?` one), matched against the name
-   * the client calls (`<server>__<tool>` on a gateway: `github__*` caps a whole server). The first
-   * key that matches wins; a tool no key matches gets the top-level cap, if any.
-   */
-  tools?: Readonly<Record<string, ResultCap>>;
-}
+export type { LimitResultOptions, ResultCap } from './options.js';
 
 interface Rule extends ResultLimit {
   onExceed: 'truncate' | 'error';

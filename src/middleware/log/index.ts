@@ -11,17 +11,9 @@ import { watchOutcome } from '../../chain/watch-outcome.js';
 import { McpError } from '../../errors/mcp-error.js';
 import type { Logger } from '../../log/logger.js';
 import type { JsonObject } from '../../message/jsonrpc.js';
+import type { LogCodeOptions, LogOptions } from './options.js';
 
-export interface LogOptions {
-  /** `'stderr'` (the default), or the path of a JSONL file to append to. Never stdout. */
-  destination?: string;
-  /** `'call'` (the default): one line per request, both directions. `'message'`: notifications too. */
-  level?: 'message' | 'call';
-  /** Adds each message's `params` (tool arguments!) to its line. Off by default: params carry secrets. */
-  includeParams?: boolean;
-  /** Writes each entry to this logger (at `info`) instead of to `destination`. */
-  logger?: Logger;
-}
+export type { LogCodeOptions, LogOptions } from './options.js';
 
 /** One line of the log. */
 export interface LogEntry {
@@ -65,7 +57,7 @@ export interface LogMiddleware extends Middleware {
  * //  "method":"tools/call","tool":"search","durationMs":12.5,"outcome":"ok"}
  * await audit.close(); // on shutdown
  */
-export function log(options: LogOptions = {}): LogMiddleware {
+export function log(options: LogOptions & LogCodeOptions = {}): LogMiddleware {
   const { destination = 'stderr', level = 'call', includeParams = false, logger } = options;
   const out = logger ? toLogger(logger) : destination === 'stderr' ? toStderr() : toFile(destination);
 

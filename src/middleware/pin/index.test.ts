@@ -10,7 +10,7 @@ import type { JsonObject } from '../../message/jsonrpc.js';
 import { harness } from '../../testing/harness.js';
 import { local } from '../../upstream/local.js';
 import { scripted } from '../_test/scripted.js';
-import { pin, PinStore, type PinOptions } from './index.js';
+import { pin, PinStore, type PinCodeOptions, type PinOptions } from './index.js';
 import { toolHash } from './tool-hash.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-chain-pin-'));
@@ -55,7 +55,7 @@ function shifting(initial: JsonObject[]): { tools: JsonObject[]; server: ReturnT
   return Object.assign(state, { server });
 }
 
-async function session(options: PinOptions, tools: JsonObject[]): Promise<{ names: string[]; listed: JsonObject[]; close: () => Promise<void>; call: (name: string) => Promise<JsonObject>; h: Awaited<ReturnType<typeof harness>> }> {
+async function session(options: Omit<PinOptions, 'store'> & PinCodeOptions, tools: JsonObject[]): Promise<{ names: string[]; listed: JsonObject[]; close: () => Promise<void>; call: (name: string) => Promise<JsonObject>; h: Awaited<ReturnType<typeof harness>> }> {
   const server = local({ tools: tools.map((tool) => ({ ...(tool as { name: string }), handler: () => ({ content: [{ type: 'text', text: 'ok' }] }) })) });
   const h = await harness(chain(pin(options)).to(server));
   const listed = (await h.request('tools/list')).tools as unknown as JsonObject[];

@@ -14,59 +14,22 @@ import type { SessionInfo } from '../../core/session-info.js';
 import { ChainError } from '../../errors/chain-error.js';
 import { ErrorCode } from '../../errors/error-code.js';
 import { McpError } from '../../errors/mcp-error.js';
-import type { Logger } from '../../log/logger.js';
 import type { JsonObject, Reply } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
 import { defaultPinStorePath, PinStore, PinStoreError, type PinEntry, type PinVerdict, type SeenTool } from './pin-store.js';
 import { scanTool, stripPoison, type PoisonFinding } from './poison-scan.js';
 import { PINNED_FIELDS, pinnedDefinition, toolHash } from './tool-hash.js';
+import type { Logger } from '../../log/logger.js';
+import type { PinChangeAction, PinCodeOptions, PinNewAction, PinOptions, PinScanOptions } from './options.js';
+
+/** What `pin()` takes: the options a config file can give, and what only code can (a `PinStore` object as `store`). */
+type PinMiddlewareOptions = Omit<PinOptions, 'store'> & PinCodeOptions;
+
+export type { PinChangeAction, PinCodeOptions, PinNewAction, PinOptions, PinScanOptions } from './options.js';
 
 export { defaultPinStorePath, PinStore, PinStoreError } from './pin-store.js';
 export type { AcceptedChange, PendingChange, PinCheckOptions, PinEntry, PinFile, PinStoreOptions, PinVerdict, SeenTool } from './pin-store.js';
 export type { PoisonRule } from './poison-scan.js';
-
-/** What happens when a server presents a tool whose definition differs from the pinned one. */
-export type PinChangeAction = 'warn' | 'hide' | 'block';
-
-/**
- * What happens to a tool never seen before in a namespace that already has pins (the first listing
- * of a namespace always pins every tool).
- */
-export type PinNewAction = 'pin' | 'warn' | 'hide';
-
-/** The tool-poisoning scan. */
-export interface PinScanOptions {
-  /**
-   * `'warn'` (the default): log the findings, show the tool as is. `'strip'`: remove invisible and
-   * bidirectional characters and tagged blocks (`<IMPORTANT>…</IMPORTANT>`), cut long descriptions.
-   * `'hide'`: drop the tool from the list and refuse calls to it.
-   */
-  action?: 'warn' | 'strip' | 'hide';
-  /** A description longer than this many characters is a finding. Default 2000. */
-  maxDescriptionLength?: number;
-}
-
-export interface PinOptions {
-  /**
-   * The store: a file path, or a `PinStore`. Default `$XDG_CONFIG_HOME/mcp-chain/pins.json`
-   * (`~/.config/mcp-chain/pins.json`).
-   */
-  store?: string | PinStore;
-  /** The store's key for the tools this middleware sees (a server's name, say). Default `'gateway'`. */
-  namespace?: string;
-  /** When a definition differs from the pinned one: `'warn'` (the default), `'hide'` or `'block'`. */
-  onChange?: PinChangeAction;
-  /**
-   * A tool first seen in a namespace that already has pins: `'pin'` (the default) pins it, logged
-   * at info; `'warn'` pins it with a warning; `'hide'` does not pin it: it is recorded as
-   * pending-new, left out of the list and a call to it refused, until `mcp-chain pin accept`.
-   */
-  onNew?: PinNewAction;
-  /** The poisoning scan: on by default with `{ action: 'warn' }`; `false` turns it off. */
-  scan?: false | PinScanOptions;
-  /** Where pins, changes and findings are logged. Default: the session's logger. */
-  logger?: Logger;
-}
 
 /** What one session was last shown. */
 interface SessionPins {
@@ -127,7 +90,7 @@ const MAX_PAGES = 100;
  *   .use(pin({ store: '/etc/mcp/pins.json', namespace: 'github', onChange: 'hide', scan: { action: 'strip' } }))
  *   .to(stdio({ command: 'github-mcp' }));
  */
-export function pin(options: PinOptions = {}): Middleware {
+export function pin(options: PinMiddlewareOptions = {}): Middleware {
   const guard = new PinGuard(options);
   return async function pin(ctx, next) {
     return guard.handle(ctx, next);
@@ -155,7 +118,7 @@ class PinGuard {
   /** The `--store` of the commands suggested, when the store is not the default one. */
   readonly #storeHint: string;
 
-  constructor(options: PinOptions) {
+  constructor(options: PinMiddlewareOptions) {
     this.#store = typeof options.store === 'object' ? options.store : new PinStore(options.store ?? defaultPinStorePath());
     this.#namespace = options.namespace ?? 'gateway';
     this.#onChange = options.onChange ?? 'warn';

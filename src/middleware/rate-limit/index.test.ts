@@ -8,7 +8,7 @@ import { harness, type Harness } from '../../testing/harness.js';
 import { local, type LocalTool } from '../../upstream/local.js';
 import { BucketStore } from './bucket-store.js';
 import { formatDelay } from './rate-limited-error.js';
-import { RATE_LIMITED, rateLimit, type RateLimitOptions } from './index.js';
+import { RATE_LIMITED, rateLimit, type RateLimitCodeOptions, type RateLimitOptions } from './index.js';
 
 const tool = (name: string): LocalTool => ({ name, handler: () => ({ content: [{ type: 'text', text: name }] }) });
 const server = local({ tools: ['a', 'b', 'github__search', 'github__create_issue', 'jira__search', 'slack.post'].map(tool) });
@@ -19,7 +19,7 @@ function clock(start = 1_000_000): { now: () => number; advance: (ms: number) =>
   return { now: () => time, advance: (ms) => void (time += ms) };
 }
 
-async function open(options: RateLimitOptions, identity?: Identity): Promise<Harness> {
+async function open(options: RateLimitOptions & RateLimitCodeOptions, identity?: Identity): Promise<Harness> {
   return harness(chain().use(rateLimit(options)).to(server), identity === undefined ? {} : { identity });
 }
 
@@ -311,7 +311,7 @@ describe('rateLimit: concurrency', () => {
 
 describe('rateLimit: configuration', () => {
   test('bad rules are refused when the middleware is made, naming the rule', () => {
-    const refused = (options: RateLimitOptions, message: RegExp): void => {
+    const refused = (options: RateLimitOptions & RateLimitCodeOptions, message: RegExp): void => {
       assert.throws(() => rateLimit(options), (error: unknown) => error instanceof ChainError && error.code === 'CONFIG' && message.test(error.message));
     };
     refused({ limits: [{ rate: 0, per: 'second' }] }, /^rateLimit: limits\[0\]\.rate must be a positive number \(got 0\)$/);

@@ -13,58 +13,11 @@ import type { Reply } from '../../message/jsonrpc.js';
 import { BucketStore } from './bucket-store.js';
 import { rateLimited } from './rate-limited-error.js';
 import { fullBucket, refill, waitMs, type BucketShape, type TokenBucket } from './token-bucket.js';
+import type { ConcurrencyRule, RateLimitCodeOptions, RateLimitKey, RateLimitOptions, RateLimitRule } from './options.js';
+
+export type { ConcurrencyRule, RateLimitCodeOptions, RateLimitKey, RateLimitOptions, RateLimitRule } from './options.js';
 
 export { RATE_LIMITED, type RateLimitedData } from './rate-limited-error.js';
-
-/**
- * What a bucket is kept per: `identity` (who the client authenticated as, `ctx.session.identity.id`;
- * the session when it did not), `session`, `tool` (the name the client calls), `server` (the part of
- * a gateway name `<server>__<tool>` before the separator; `''` for a name without one).
- */
-export type RateLimitKey = 'identity' | 'session' | 'tool' | 'server';
-
-/** A token bucket: `rate` calls per `per`, up to `burst` at once after a quiet time. */
-export interface RateLimitRule {
-  /** One bucket per distinct combination of these. Absent or empty: one bucket for all calls the rule covers. */
-  key?: readonly RateLimitKey[] | undefined;
-  /** The tools it covers (names or globs, `*` any characters, `?` one). Absent: every tool. */
-  tools?: readonly string[] | undefined;
-  /** Calls allowed per `per` (a positive number; fractions allowed, `0.5` per second is one every 2 s). */
-  rate: number;
-  /** `'second'`, `'minute'`, `'hour'`, or milliseconds. */
-  per: 'second' | 'minute' | 'hour' | number;
-  /** The most calls in a burst (the bucket's size, at least 1). Default: `rate` (at least 1). */
-  burst?: number | undefined;
-}
-
-/** At most `maxConcurrent` calls in flight at once; further calls are refused, not queued. */
-export interface ConcurrencyRule {
-  /** The tools it covers (names or globs). Absent: every tool. */
-  tools?: readonly string[] | undefined;
-  /** A positive integer. */
-  maxConcurrent: number;
-  /** What the count is kept per. Default `['tool']`: each tool has its own count. `[]`: one count for all the rule covers. */
-  key?: readonly RateLimitKey[] | undefined;
-  /** The `retryAfterMs` a refusal suggests (nobody knows when a call will end). Default 1000. */
-  retryAfterMs?: number | undefined;
-}
-
-export interface RateLimitOptions {
-  /** Token buckets; a call must have a token in every rule that covers it. */
-  limits?: readonly RateLimitRule[] | undefined;
-  /** Concurrency limits; a call must fit in every rule that covers it. */
-  concurrency?: readonly ConcurrencyRule[] | undefined;
-  /** Between a gateway name's server and tool (for the `server` key). Default `'__'`, as the gateway names tools. */
-  separator?: string | undefined;
-  /**
-   * The most buckets kept per rule for keys shared across sessions (per identity, tool, server),
-   * and per session for a session's own; the least recently used is forgotten past it (it starts
-   * full again). Default 10,000.
-   */
-  maxBuckets?: number | undefined;
-  /** The clock, in milliseconds (tests). Default `Date.now`. */
-  now?: (() => number) | undefined;
-}
 
 const PER_MS = { second: 1000, minute: 60_000, hour: 3_600_000 } as const;
 
@@ -110,7 +63,7 @@ interface CompiledConcurrency {
  *   }))
  *   .to(gateway);
  */
-export function rateLimit(options: RateLimitOptions = {}): Middleware {
+export function rateLimit(options: RateLimitOptions & RateLimitCodeOptions = {}): Middleware {
   const separator = options.separator ?? '__';
   const maxBuckets = options.maxBuckets ?? 10_000;
   const now = options.now ?? Date.now;

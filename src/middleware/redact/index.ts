@@ -8,18 +8,13 @@ import type { Middleware } from '../../chain/middleware.js';
 import { McpError } from '../../errors/mcp-error.js';
 import type { JsonObject, McpMessage, Reply } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
-import { createRedactor, type Redactor, type RedactorOptions } from './redactor.js';
+import { createRedactor, type Redactor } from './redactor.js';
+import type { RedactOptions } from './options.js';
+
+export type { RedactOptions } from './options.js';
 
 export type { BuiltinDetectorName } from './detectors.js';
 export { createRedactor, redactValue, type CustomDetector, type Redactor, type RedactorOptions } from './redactor.js';
-
-export interface RedactOptions extends RedactorOptions {
-  /**
-   * Also mask the arguments of `tools/call` before they reach the server (off by default: a
-   * server that needs the real value, such as an e-mail address to write to, would get the mask).
-   */
-  readonly arguments?: boolean;
-}
 
 /** Requests whose results (and errors) are masked. */
 const RESULTS = new Set(['tools/call', 'tasks/result', 'resources/read', 'prompts/get']);

@@ -5,29 +5,10 @@
  * messages; `log` and `audit` can use it on what they write.
  */
 import { ChainError } from '../../errors/chain-error.js';
-import { BUILTIN_DETECTOR_NAMES, BUILTIN_DETECTORS, type BuiltinDetectorName, type Detector } from './detectors.js';
+import { BUILTIN_DETECTOR_NAMES, BUILTIN_DETECTORS, type Detector } from './detectors.js';
+import type { CustomDetector, RedactorOptions } from './options.js';
 
-/** A detector of your own: a name for the mask, and a regular expression. */
-export interface CustomDetector {
-  /** Shown in the mask; letters, digits, `.`, `_` and `-`. */
-  readonly name: string;
-  /**
-   * A regular expression (source text in Unicode mode, or a `RegExp` with no flags but `i`, `g`,
-   * `u`). It must not match the empty string, and may not use backreferences.
-   */
-  readonly pattern: string | RegExp;
-  /** Match regardless of case (for a string pattern; a `RegExp` says it with its `i` flag). */
-  readonly ignoreCase?: boolean;
-}
-
-export interface RedactorOptions {
-  /** The built-in detectors to use: all of them (the default), or the ones listed (`[]`: none). */
-  readonly detectors?: readonly BuiltinDetectorName[];
-  /** More detectors, tried after the built-in ones. */
-  readonly custom?: readonly CustomDetector[];
-  /** What replaces a secret: `{name}` becomes the detector's name. Default `[REDACTED:{name}]`. */
-  readonly mask?: string;
-}
+export type { CustomDetector, RedactorOptions } from './options.js';
 
 /** Masks what its detectors find. Compiled once; cheap on text with nothing to mask. */
 export interface Redactor {

@@ -11,16 +11,9 @@ import type { JsonObject, McpMessage, Reply } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
 import type { RawItem} from '../../message/raw-list.js';
 import { rawItemsOf, withRawItems } from '../../message/raw-list.js';
+import type { RenameOptions, Renaming } from './options.js';
 
-/** A new name, or overrides of the name, title and description. */
-export type Renaming = string | { name?: string; title?: string; description?: string };
-
-export interface RenameOptions {
-  /** Keyed by the tool's name on the upstream. */
-  tools?: Readonly<Record<string, Renaming>>;
-  /** Keyed by the prompt's name on the upstream. */
-  prompts?: Readonly<Record<string, Renaming>>;
-}
+export type { RenameOptions, Renaming } from './options.js';
 
 /** Tool names as SEP-986 allows them. */
 const TOOL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
@@ -85,7 +78,14 @@ function table(kind: 'tool' | 'prompt', config: Readonly<Record<string, Renaming
   const byOld = new Map<string, Override>();
   const toOld = new Map<string, string>();
   for (const [old, renaming] of Object.entries(config)) {
-    const override: Override = typeof renaming === 'string' ? { name: renaming } : { ...renaming, name: renaming.name ?? old };
+    const override: Override =
+      typeof renaming === 'string'
+        ? { name: renaming }
+        : {
+            name: renaming.name ?? old,
+            ...(renaming.title === undefined ? {} : { title: renaming.title }),
+            ...(renaming.description === undefined ? {} : { description: renaming.description }),
+          };
     if (!valid.test(override.name)) {
       throw new ChainError('CONFIG', `rename: ${JSON.stringify(override.name)} is not a valid ${kind} name`);
     }

@@ -15,44 +15,11 @@ import type { JsonObject, Reply } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
 import { uriForms, uriPatternForms } from '../filter/normalize-uri.js';
 import { insufficientScope, type ScopedKind } from './insufficient-scope.js';
+import type { RequireScopesOptions, ScopeRequirement } from './options.js';
+
+export type { RequireScopesOptions, ScopeRequirement } from './options.js';
 
 export { INSUFFICIENT_SCOPE, type InsufficientScopeData } from './insufficient-scope.js';
-
-/** One scope, or a list of scopes that are all needed. */
-export type ScopeRequirement = string | readonly string[];
-
-export interface RequireScopesOptions {
-  /**
-   * Scopes per tool, keyed by name or glob (`*` any characters, `?` one) as the client calls it
-   * (`<server>__<tool>` on a gateway: `github__*` covers a whole server). The first key that
-   * matches, in the order given, wins; `*` last is a catch-all.
-   */
-  tools?: Readonly<Record<string, ScopeRequirement>>;
-  /** Scopes per prompt, keyed by name or glob, as `tools`. */
-  prompts?: Readonly<Record<string, ScopeRequirement>>;
-  /**
-   * Scopes per resource, keyed by uri or glob (a resource template by its `uriTemplate`), as
-   * `tools`. A uri needs the scopes of every form a server could read it as (see `filter`'s
-   * `normalizeUri`): its normal form, its form with `%2F`, `%5C` and `\` read as `/`, and any key
-   * its spelling as sent matches. Write uri keys in normal form (lower-case scheme and host, no
-   * dot segments).
-   */
-  resources?: Readonly<Record<string, ScopeRequirement>>;
-  /** Scopes for any tool, prompt or resource no key matches. Absent: such items need none. */
-  default?: ScopeRequirement;
-  /**
-   * `'hide'` (the default): an item the caller's scopes do not cover is absent from every page of
-   * its list and using it fails as if it did not exist; `'refuse'`: it is listed, and using it
-   * fails with -32004 (`INSUFFICIENT_SCOPE`) naming the scopes it needs.
-   */
-  onMissing?: 'hide' | 'refuse';
-  /**
-   * Sessions whose identity has no `scopes`: a static token (`bearer`, `api-key`) or no identity
-   * at all (stdio). `'allow'` (the default): they may use everything, as an operator's credential
-   * and the local user should; `'deny'`: they get nothing that needs a scope.
-   */
-  unscoped?: 'allow' | 'deny';
-}
 
 interface Entry {
   readonly matches: (value: string) => boolean;

@@ -7,7 +7,7 @@ import type { Result } from '../../message/jsonrpc.js';
 import { harness } from '../../testing/harness.js';
 import { scripted } from '../_test/scripted.js';
 import { backoffDelay } from './backoff.js';
-import { retry, type RetryOptions } from './index.js';
+import { retry, type RetryCodeOptions, type RetryOptions } from './index.js';
 
 const ok: Result = { content: [{ type: 'text', text: 'ok' }] };
 
@@ -37,12 +37,12 @@ const closed = (): McpError => new McpError(-32000, 'Connection closed');
 const timedOut = (): McpError => new McpError(-32001, 'Request timed out');
 
 /** Deterministic backoff: random() is 0.5, waits are recorded and end at once. */
-function clock(): { delays: number[]; options: Pick<RetryOptions, 'random' | 'sleep'> } {
+function clock(): { delays: number[]; options: RetryCodeOptions } {
   const delays: number[] = [];
   return { delays, options: { random: () => 0.5, sleep: (ms) => (delays.push(ms), Promise.resolve()) } };
 }
 
-async function callOnce(options: RetryOptions, failures: ReadonlyArray<McpError | Result>, name = 'search') {
+async function callOnce(options: RetryOptions & RetryCodeOptions, failures: ReadonlyArray<McpError | Result>, name = 'search') {
   const { upstream, calls } = flaky(failures);
   const h = await harness(chain(retry(options)).to(upstream));
   try {

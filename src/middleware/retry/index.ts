@@ -14,40 +14,9 @@ import { McpError } from '../../errors/mcp-error.js';
 import type { Reply } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
 import { backoffDelay, sleep } from './backoff.js';
+import type { RetryCodeOptions, RetryOn, RetryOptions } from './options.js';
 
-/**
- * Which failures are retried: `connectionClosed` (-32000: the server went away or restarted),
- * `timeout` (-32001: a deadline passed), `isError` (the tool ran and reported a failure).
- */
-export type RetryOn = 'connectionClosed' | 'timeout' | 'isError';
-
-export interface RetryOptions {
-  /**
-   * Tools that are safe to call twice, by name or glob (`*` any characters, `?` one), as the
-   * client calls them (`<server>__<tool>` on a gateway: `github__get_*`). Default: none.
-   */
-  tools?: readonly string[];
-  /**
-   * Also retry tools whose `annotations.idempotentHint` is true in the session's `tools/list`
-   * (learned from the lists that pass through; forgotten on `list_changed`). Default false: a
-   * server's hint is its own claim.
-   */
-  idempotentHint?: boolean;
-  /** Which failures are retried. Default `['connectionClosed', 'timeout']`. */
-  on?: readonly RetryOn[];
-  /** Attempts in all, the first included. Default 3. */
-  maxAttempts?: number;
-  /** The ceiling of the first wait, in ms. Default 200. */
-  initialDelayMs?: number;
-  /** The ceiling of any wait, in ms. Default 5000. */
-  maxDelayMs?: number;
-  /** How much the ceiling grows per retry. Default 2. */
-  multiplier?: number;
-  /** For tests: a number in [0, 1) (default `Math.random`). */
-  random?: () => number;
-  /** For tests: waits `ms` or rejects when `signal` aborts (default a timer). */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-}
+export type { RetryCodeOptions, RetryOn, RetryOptions } from './options.js';
 
 /** The tools each session's lists marked idempotent (released with the session). */
 type HintTable = WeakMap<SessionInfo, Set<string>>;
@@ -71,7 +40,7 @@ type HintTable = WeakMap<SessionInfo, Set<string>>;
  *   .use(retry({ tools: ['search_*', 'get_issue'], idempotentHint: true, maxAttempts: 4 }))
  *   .to(stdio({ command: 'jira-mcp' }));
  */
-export function retry(options: RetryOptions = {}): Middleware {
+export function retry(options: RetryOptions & RetryCodeOptions = {}): Middleware {
   const named = matchAny(options.tools ?? []);
   const useHints = options.idempotentHint ?? false;
   const on = new Set<RetryOn>(options.on ?? ['connectionClosed', 'timeout']);

@@ -8,23 +8,9 @@ import { ChainError } from '../../errors/chain-error.js';
 import { ErrorCode } from '../../errors/error-code.js';
 import { McpError } from '../../errors/mcp-error.js';
 import type { Reply } from '../../message/jsonrpc.js';
+import type { TimeoutMiddlewareOptions } from './options.js';
 
-export interface TimeoutMiddlewareOptions {
-  /** The deadline of every tool call no other key sets, in ms. Default: none (the session's own). */
-  ms?: number;
-  /**
-   * Per tool, keyed by name or glob (`*` any characters, `?` one) as the client calls it; the
-   * first key that matches wins, before `servers` and `ms`.
-   */
-  tools?: Readonly<Record<string, number>>;
-  /**
-   * Per server of a gateway, keyed by its prefix: `{ github: 5000 }` applies to `github__*`.
-   * Before `ms`.
-   */
-  servers?: Readonly<Record<string, number>>;
-  /** Between a server's prefix and a tool's name. Default `'__'` (the gateway's). */
-  separator?: string;
-}
+export type { TimeoutMiddlewareOptions } from './options.js';
 
 /**
  * Gives each `tools/call` a deadline: the first of `tools` (name or glob) that matches, else the

@@ -12,9 +12,10 @@ import { McpError } from '../../errors/mcp-error.js';
 import type { JsonObject, Reply } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
 import { ToolPlan } from './tool-plan.js';
-import { transformProblems, type TransformOptions } from './transform-options.js';
+import type { TransformOptions } from './options.js';
+import { transformProblems } from './transform-options.js';
 
-export type { ArgumentTransform, ToolTransform, TransformOptions } from './transform-options.js';
+export type { ArgumentTransform, ToolTransform, TransformOptions } from './options.js';
 export type { Narrowing } from './narrowing.js';
 
 /**

@@ -5,22 +5,10 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { JsonObject } from '../../message/jsonrpc.js';
+import type { ArgumentTransform } from './options.js';
 
-/** Limits on an argument's values, with JSON Schema's meaning (each applies to values of its type only). */
-export interface Narrowing {
-  /** Only these values; must be a subset of the tool's own `enum` when it has one. */
-  enum?: readonly unknown[];
-  /** For numbers. */
-  minimum?: number;
-  /** For numbers. */
-  maximum?: number;
-  /** For strings, in Unicode code points. */
-  minLength?: number;
-  /** For strings, in Unicode code points. */
-  maxLength?: number;
-  /** For strings: an ECMAScript regular expression, not anchored (as in JSON Schema). */
-  pattern?: string;
-}
+/** Limits on an argument's values, with JSON Schema's meaning (each applies to values of its type only): the narrowing keys of {@link ArgumentTransform}. */
+export type Narrowing = Pick<ArgumentTransform, 'enum' | 'minimum' | 'maximum' | 'minLength' | 'maxLength' | 'pattern'>;
 
 /** The keyword a value breaks, and what the value must be (`must be at most 10`). */
 export interface Violation {

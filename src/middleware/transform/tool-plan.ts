@@ -8,7 +8,7 @@ import { McpError } from '../../errors/mcp-error.js';
 import type { JsonObject } from '../../message/jsonrpc.js';
 import { isJsonObject } from '../../message/parse-message.js';
 import { narrowSchema, narrowingViolation, type Narrowing } from './narrowing.js';
-import type { ArgumentTransform, ToolTransform } from './transform-options.js';
+import type { ArgumentTransform, ToolTransform } from './options.js';
 
 interface ArgumentPlan {
   readonly original: string;

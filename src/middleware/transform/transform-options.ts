@@ -3,45 +3,8 @@
  * The options of `transform`, and every check that needs only the options (not the server's
  * schemas): each problem with its place, so a config file can point at it.
  */
-import type { ToolAnnotations } from '../../spec/index.js';
-import { narrowingViolation, type Narrowing } from './narrowing.js';
-
-/** How one argument of a tool looks to the client, and what a call may set. */
-export interface ArgumentTransform extends Narrowing {
-  /** The name the client sees (calls are mapped back to the original name). */
-  name?: string;
-  /** The description the client sees; `{description}` stands for the original one. */
-  description?: string;
-  /** Added to the schema, removed from `required`, and sent when a call leaves the argument out. */
-  default?: unknown;
-  /**
-   * Removed from the schema the client sees (and from `required`); every call gets `value` (or
-   * `default`), and a call that sets it is refused with -32602.
-   */
-  hide?: boolean;
-  /** The value a hidden argument is pinned to. */
-  value?: unknown;
-}
-
-/** How one tool looks to the client. */
-export interface ToolTransform {
-  /** The name the client sees (a SEP-986 tool name); the original name becomes unknown. */
-  name?: string;
-  title?: string;
-  /** The description the client sees; `{description}` stands for the original one. */
-  description?: string;
-  /** Merged over the tool's own annotations. */
-  annotations?: ToolAnnotations;
-  /** `false`: the tool is hidden, and calls to it are refused as an unknown tool. */
-  enabled?: boolean;
-  /** Keyed by the argument's original name. */
-  arguments?: Readonly<Record<string, ArgumentTransform>>;
-}
-
-export interface TransformOptions {
-  /** Keyed by the tool's name as the client sees it at this point of the chain (on a gateway: `<server>__<tool>`). */
-  tools?: Readonly<Record<string, ToolTransform>>;
-}
+import { narrowingViolation } from './narrowing.js';
+import type { ArgumentTransform, TransformOptions } from './options.js';
 
 /** Something wrong with the options, and where (`['tools', 'search', 'arguments', 'q', 'hide']`). */
 export interface OptionsProblem {

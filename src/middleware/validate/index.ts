@@ -14,36 +14,11 @@ import { isJsonObject } from '../../message/parse-message.js';
 import { summarize, violations } from './describe-errors.js';
 import { SchemaCompiler, type Compiled } from './schema-compiler.js';
 import { ToolSchemas } from './tool-schemas.js';
+import type { ValidateOptions } from './options.js';
+
+export type { ValidateOptions } from './options.js';
 
 export type { SchemaViolation } from './describe-errors.js';
-
-export interface ValidateOptions {
-  /** Which tools are checked, by name or glob (`*` any characters, `?` one). Deny wins; no allow list: every tool. */
-  tools?: { allow?: readonly string[] | undefined; deny?: readonly string[] | undefined } | undefined;
-  /** Check `structuredContent` against `outputSchema`. Default true. */
-  output?: boolean | undefined;
-  /**
-   * A schema that uses a format ajv-formats does not know counts as a schema that does not compile.
-   * Default false: the unknown format is ignored (any value passes it).
-   */
-  strict?: boolean | undefined;
-  /**
-   * A tool whose schema does not compile (not a schema, an unsupported `$schema`, a `$ref` that does
-   * not resolve): `'allow'` (the default) logs it once and lets its calls through unchecked;
-   * `'refuse'` refuses its calls with -32603 before they reach the server.
-   */
-  invalidSchema?: 'allow' | 'refuse' | undefined;
-  /**
-   * Arguments that break the `inputSchema`: `'result'` (the default) answers with a tool result
-   * with `isError: true` naming the field and the rule, as MCP 2025-11-25 asks of input
-   * validation errors (SEP-1303: tool execution errors, so that the model can correct itself);
-   * `'error'` refuses the call with -32602 (a protocol error) instead. Either way the call never
-   * reaches the server.
-   */
-  invalidArguments?: 'error' | 'result' | undefined;
-  /** How many errors a message lists (all, up to 50, are in `data`). Default 3. */
-  maxErrors?: number | undefined;
-}
 
 /**
  * Checks tool calls against the tools' own schemas. Arguments that break a tool's `inputSchema`
