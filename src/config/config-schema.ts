@@ -298,19 +298,18 @@ const httpFront = z
  * The circuit breaker of each server: the keys of `AggregateOptions.breaker` in code (a test holds
  * them together), and the older spellings of three, still read.
  */
+export const breakerObject = z.strictObject({
+  failureThreshold: z.number().int().positive().optional().describe('Failures in a row that open a member\'s circuit (5)'),
+  openMs: milliseconds.optional().describe('How long an open circuit fails calls at once before one probe, ms (1000)'),
+  factor: z.number().min(1).optional().describe('Each failed probe keeps it open this many times longer (2)'),
+  maxOpenMs: milliseconds.optional().describe('The longest it stays open, ms (30000)'),
+  failures: z.number().int().positive().optional().describe('As failureThreshold (its older spelling)'),
+  open: milliseconds.optional().describe('As openMs (its older spelling)'),
+  maxOpen: milliseconds.optional().describe('As maxOpenMs (its older spelling)'),
+});
+
 export const breakerOptions = z
-  .union([
-    z.literal(false),
-    z.strictObject({
-      failureThreshold: z.number().int().positive().optional().describe('Failures in a row that open a member\'s circuit (5)'),
-      openMs: milliseconds.optional().describe('How long an open circuit fails calls at once before one probe, ms (1000)'),
-      factor: z.number().min(1).optional().describe('Each failed probe keeps it open this many times longer (2)'),
-      maxOpenMs: milliseconds.optional().describe('The longest it stays open, ms (30000)'),
-      failures: z.number().int().positive().optional().describe('As failureThreshold (its older spelling)'),
-      open: milliseconds.optional().describe('As openMs (its older spelling)'),
-      maxOpen: milliseconds.optional().describe('As maxOpenMs (its older spelling)'),
-    }),
-  ])
+  .union([z.literal(false), breakerObject])
   .describe('The circuit breaker of each server that is up but keeps failing calls (broken connection, HTTP 5xx, timeouts): its calls then fail at once with an error naming it, until a probe call succeeds. false: none');
 
 /** A whole config file. */

@@ -23,7 +23,7 @@ import type { TimeoutMiddlewareOptions } from '../middleware/timeout/options.js'
 import type { TransformOptions } from '../middleware/transform/options.js';
 import type { ValidateOptions } from '../middleware/validate/options.js';
 import type { OptionsOf } from '../middleware/options-of.js';
-import type { breakerOptions } from './config-schema.js';
+import type { breakerObject } from './config-schema.js';
 
 /**
  * The options of each built-in a config names, by name: the same type its function takes in code
@@ -251,11 +251,14 @@ export interface ConfigInput {
   /** On SIGTERM or SIGINT, how long calls in flight may take to finish before they are cancelled, ms (default 10000; 0: at once). */
   readonly drainMs?: number;
   /** The circuit breaker of each server that is up but keeps failing calls; false: none. */
-  readonly breaker?: OptionsOf<typeof breakerOptions>;
+  readonly breaker?: false | BreakerInput;
   readonly naming?: { readonly separator?: string; readonly maxNameLength?: number; readonly pageSize?: number };
   /** In front of the whole gateway. */
   readonly middleware?: readonly MiddlewareInput[];
 }
+
+/** The circuit breaker of each server, named as `aggregate({ breaker })` names it (see `breakerOptions`). */
+export interface BreakerInput extends OptionsOf<typeof breakerObject> {}
 
 /**
  * Types a config written in TypeScript (`mcp-chain.config.ts`); returns it unchanged. It is

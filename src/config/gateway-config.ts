@@ -3,7 +3,7 @@ import type { Middleware } from '../chain/middleware.js';
 import type { Upstream } from '../core/upstream.js';
 import type { CommandTool } from '../upstream/commands/command-options.js';
 import type * as z from 'zod';
-import type { breakerOptions } from './config-schema.js';
+import type { breakerObject } from './config-schema.js';
 
 /**
  * A config file after loading, validation and `${VAR}` interpolation: what `mcp-chain serve` and
@@ -28,8 +28,8 @@ export interface GatewayConfig {
   readonly middleware: readonly MiddlewareConfig[];
 }
 
-/** The breaker as a file writes it (`breakerOptions`), its older spellings read into these. */
-export type BreakerConfig = Omit<Exclude<z.output<typeof breakerOptions>, false>, 'failures' | 'open' | 'maxOpen'>;
+/** The breaker of a file (`breakerObject`), its older spellings read into these. */
+export type BreakerConfig = Omit<z.output<typeof breakerObject>, 'failures' | 'open' | 'maxOpen'>;
 
 export interface NamingConfig {
   /** Default `__`. */
