@@ -75,6 +75,12 @@ describe('config: breaker', () => {
     assert.equal(Object.hasOwn(await loadConfig(file(servers)), 'breaker'), false);
   });
 
+  test('a file names its keys as code does (failureThreshold, openMs, factor, maxOpenMs); the older spellings give way to them', async () => {
+    const config = await loadConfig(file({ ...servers, breaker: { failureThreshold: 4, openMs: 200, factor: 2, maxOpenMs: 800 } }));
+    assert.deepEqual(config.breaker, { failureThreshold: 4, openMs: 200, factor: 2, maxOpenMs: 800 });
+    assert.deepEqual((await loadConfig(file({ ...servers, breaker: { failureThreshold: 4, failures: 9 } }))).breaker, { failureThreshold: 4 });
+  });
+
   test('a value out of range, or an unknown key, is a problem naming it (a misspelt key with the right one)', async () => {
     for (const [breaker, path] of [
       [{ failures: 0 }, 'breaker.failures'],

@@ -210,9 +210,11 @@ export const SERVER_SCHEMA = z
     commands: COMMANDS_SCHEMA.optional(),
     disabled: z.boolean().optional().describe('Left out when true'),
     enabled: z.boolean().optional().describe('Left out when false'),
-    timeout: milliseconds.optional().describe('Deadline of each request to it, ms'),
+    timeoutMs: milliseconds.optional().describe('Deadline of each request to it, ms'),
+    timeout: milliseconds.optional().describe('(Gemini CLI) As timeoutMs: deadline of each request to it, ms'),
     tool_timeout_sec: seconds.optional().describe('(Codex) Deadline of each request to it, seconds'),
-    startupTimeout: milliseconds.optional().describe('How long it may take to start and initialize, ms (default 30000)'),
+    startupTimeoutMs: milliseconds.optional().describe('How long it may take to start and initialize, ms (default 30000)'),
+    startupTimeout: milliseconds.optional().describe('As startupTimeoutMs (its older spelling), ms'),
     startup_timeout_sec: seconds.optional().describe('(Codex) How long it may take to start, seconds'),
     startup_timeout_ms: milliseconds.optional().describe('(Codex) How long it may take to start, ms'),
     tools: toolRule.optional(),
@@ -292,6 +294,24 @@ const httpFront = z
   })
   .describe('Serve over Streamable HTTP instead of stdio');
 
+/**
+ * The circuit breaker of each server: the keys of `AggregateOptions.breaker` in code (a test holds
+ * them together), and the older spellings of three, still read.
+ */
+export const breakerObject = z.strictObject({
+  failureThreshold: z.number().int().positive().optional().describe('Failures in a row that open a member\'s circuit (5)'),
+  openMs: milliseconds.optional().describe('How long an open circuit fails calls at once before one probe, ms (1000)'),
+  factor: z.number().min(1).optional().describe('Each failed probe keeps it open this many times longer (2)'),
+  maxOpenMs: milliseconds.optional().describe('The longest it stays open, ms (30000)'),
+  failures: z.number().int().positive().optional().describe('As failureThreshold (its older spelling)'),
+  open: milliseconds.optional().describe('As openMs (its older spelling)'),
+  maxOpen: milliseconds.optional().describe('As maxOpenMs (its older spelling)'),
+});
+
+export const breakerOptions = z
+  .union([z.literal(false), breakerObject])
+  .describe('The circuit breaker of each server that is up but keeps failing calls (broken connection, HTTP 5xx, timeouts): its calls then fail at once with an error naming it, until a probe call succeeds. false: none');
+
 /** A whole config file. */
 export const CONFIG_SCHEMA = z
   .strictObject({
@@ -318,18 +338,7 @@ export const CONFIG_SCHEMA = z
       .min(0)
       .optional()
       .describe('On SIGTERM or SIGINT, how long calls in flight may take to finish before they are cancelled, ms (10000; 0: at once). New sessions and requests are refused meanwhile'),
-    breaker: z
-      .union([
-        z.literal(false),
-        z.strictObject({
-          failures: z.number().int().positive().optional().describe('Failures in a row that open a member\'s circuit (5)'),
-          open: milliseconds.optional().describe('How long an open circuit fails calls at once before one probe, ms (1000)'),
-          factor: z.number().min(1).optional().describe('Each failed probe keeps it open this many times longer (2)'),
-          maxOpen: milliseconds.optional().describe('The longest it stays open, ms (30000)'),
-        }),
-      ])
-      .optional()
-      .describe('The circuit breaker of each server that is up but keeps failing calls (broken connection, HTTP 5xx, timeouts): its calls then fail at once with an error naming it, until a probe call succeeds. false: none'),
+    breaker: breakerOptions.optional(),
     naming: z
       .strictObject({
         separator: z.string().regex(/^[A-Za-z0-9_-]+$/, 'expected letters, digits, "_" and "-" only').optional().describe('Between a prefix and a name (default "__")'),

@@ -1,6 +1,7 @@
 // A config written in TypeScript: `export default defineConfig({...})`, where middleware are
-// functions and a server may be an object (`local({...})`, a chain). ConfigInput, its type, is
-// written by hand (it must cost nothing to import): these tests keep it in step with the schema.
+// functions and a server may be an object (`local({...})`, a chain). A built-in's options in
+// ConfigInput are the middleware's own type (builtin-options.test.ts); the servers' keys are
+// written by hand (it must cost nothing to import): these tests hold them to the schema.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -25,7 +26,7 @@ const configInputFits: ConfigInput extends DeepReadonly<z.input<typeof CONFIG_SC
 const SERVER_INPUT_KEYS: Record<keyof ServerInput, true> = {
   type: true, command: true, args: true, env: true, envFile: true, env_vars: true, cwd: true, url: true, httpUrl: true, serverUrl: true,
   headers: true, http_headers: true, env_http_headers: true, bearer_token_env_var: true, upstream: true, disabled: true, enabled: true,
-  timeout: true, tool_timeout_sec: true, startupTimeout: true, startup_timeout_sec: true, startup_timeout_ms: true, tools: true,
+  timeoutMs: true, timeout: true, tool_timeout_sec: true, startupTimeoutMs: true, startupTimeout: true, startup_timeout_sec: true, startup_timeout_ms: true, tools: true,
   includeTools: true, excludeTools: true, enabled_tools: true, disabled_tools: true, prefix: true, isolation: true, middleware: true,
   commands: true, oauth: true,
 };

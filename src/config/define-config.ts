@@ -22,6 +22,8 @@ import type { RetryOptions } from '../middleware/retry/options.js';
 import type { TimeoutMiddlewareOptions } from '../middleware/timeout/options.js';
 import type { TransformOptions } from '../middleware/transform/options.js';
 import type { ValidateOptions } from '../middleware/validate/options.js';
+import type { OptionsOf } from '../middleware/options-of.js';
+import type { breakerObject } from './config-schema.js';
 
 /**
  * The options of each built-in a config names, by name: the same type its function takes in code
@@ -112,10 +114,14 @@ export interface ServerInput {
   readonly disabled?: boolean;
   readonly enabled?: boolean;
   /** Deadline of each request to it, ms. */
+  readonly timeoutMs?: number;
+  /** (Gemini CLI) As `timeoutMs`. */
   readonly timeout?: number;
   /** (Codex) Deadline of each request to it, seconds. */
   readonly tool_timeout_sec?: number;
   /** How long it may take to start and initialize, ms (default 30 000). */
+  readonly startupTimeoutMs?: number;
+  /** As `startupTimeoutMs` (its older spelling). */
   readonly startupTimeout?: number;
   /** (Codex) Seconds. */
   readonly startup_timeout_sec?: number;
@@ -245,11 +251,14 @@ export interface ConfigInput {
   /** On SIGTERM or SIGINT, how long calls in flight may take to finish before they are cancelled, ms (default 10000; 0: at once). */
   readonly drainMs?: number;
   /** The circuit breaker of each server that is up but keeps failing calls; false: none. */
-  readonly breaker?: false | { readonly failures?: number; readonly open?: number; readonly factor?: number; readonly maxOpen?: number };
+  readonly breaker?: false | BreakerInput;
   readonly naming?: { readonly separator?: string; readonly maxNameLength?: number; readonly pageSize?: number };
   /** In front of the whole gateway. */
   readonly middleware?: readonly MiddlewareInput[];
 }
+
+/** The circuit breaker of each server, named as `aggregate({ breaker })` names it (see `breakerOptions`). */
+export interface BreakerInput extends OptionsOf<typeof breakerObject> {}
 
 /**
  * Types a config written in TypeScript (`mcp-chain.config.ts`); returns it unchanged. It is

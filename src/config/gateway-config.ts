@@ -2,6 +2,8 @@ import type { UpstreamOAuthOptions } from '../auth/client/upstream-oauth-options
 import type { Middleware } from '../chain/middleware.js';
 import type { Upstream } from '../core/upstream.js';
 import type { CommandTool } from '../upstream/commands/command-options.js';
+import type * as z from 'zod';
+import type { breakerObject } from './config-schema.js';
 
 /**
  * A config file after loading, validation and `${VAR}` interpolation: what `mcp-chain serve` and
@@ -26,12 +28,8 @@ export interface GatewayConfig {
   readonly middleware: readonly MiddlewareConfig[];
 }
 
-export interface BreakerConfig {
-  readonly failureThreshold?: number | undefined;
-  readonly openMs?: number | undefined;
-  readonly factor?: number | undefined;
-  readonly maxOpenMs?: number | undefined;
-}
+/** The breaker of a file (`breakerObject`), its older spellings read into these. */
+export type BreakerConfig = Omit<z.output<typeof breakerObject>, 'failures' | 'open' | 'maxOpen'>;
 
 export interface NamingConfig {
   /** Default `__`. */
@@ -63,7 +61,7 @@ interface ServerConfigBase {
   readonly prefix?: string | false | undefined;
   /** Start-up deadline, ms. */
   readonly startupTimeoutMs?: number | undefined;
-  /** Deadline of each call, ms (Gemini's `timeout`, Codex's `tool_timeout_sec`). */
+  /** Deadline of each call, ms (`timeoutMs`; Gemini's `timeout`, Codex's `tool_timeout_sec`). */
   readonly timeoutMs?: number | undefined;
   /** Tool names or globs, as the server names them (before any prefix). */
   readonly tools?: { readonly allow?: readonly string[] | undefined; readonly deny?: readonly string[] | undefined } | undefined;

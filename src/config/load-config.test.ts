@@ -131,6 +131,20 @@ describe('the shapes of the clients', () => {
     assert.deepEqual(linear.headers, { Authorization: 'Bearer lin_123' });
   });
 
+  test("a server's deadlines are named as in code (timeoutMs, startupTimeoutMs), before the clients' keys and the older spelling", async () => {
+    const path = file('json', {
+      mcpServers: {
+        ours: { command: 'a', timeoutMs: 7000, startupTimeoutMs: 9000 },
+        both: { command: 'b', timeoutMs: 7000, timeout: 5000, startupTimeoutMs: 9000, startupTimeout: 3000 },
+        older: { command: 'c', startupTimeout: 3000 },
+      },
+    });
+    const [ours, both, older] = (await loadConfig(path)).servers as [StdioServerConfig, StdioServerConfig, StdioServerConfig];
+    assert.deepEqual([ours.timeoutMs, ours.startupTimeoutMs], [7000, 9000]);
+    assert.deepEqual([both.timeoutMs, both.startupTimeoutMs], [7000, 9000]);
+    assert.equal(older.startupTimeoutMs, 3000);
+  });
+
   test('Gemini CLI: httpUrl, cwd, timeout, includeTools/excludeTools; trust ignored', async () => {
     const path = file('json', {
       mcpServers: {

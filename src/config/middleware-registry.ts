@@ -19,9 +19,10 @@ import { validateBuiltin } from './builtins/validate.js';
 export type { BuiltinMiddleware, MiddlewareContext } from './builtin-middleware.js';
 
 /**
- * The middleware a config file can name, by name. Adding one is one entry here: a description,
- * the zod schema of its options (it becomes part of the config file's JSON Schema, and validates
- * files with positions and suggestions), and how to make it.
+ * The middleware a config file can name, by name. Adding one: its options' schema in
+ * `src/middleware/<name>/options.ts` (its function's parameter type is inferred from it), its file
+ * in `builtins/` (a description, that schema, how to make it), one entry here and in
+ * `BuiltinOptions` (define-config.ts); builtin-options.test.ts checks they agree.
  */
 export const BUILTIN_MIDDLEWARE: Readonly<Record<string, BuiltinMiddleware>> = {
   filter: filterBuiltin,

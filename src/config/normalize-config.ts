@@ -100,7 +100,12 @@ export function normalizeConfig(raw: RawConfig, context: NormalizeContext): { co
     breaker:
       raw.breaker === undefined || raw.breaker === false
         ? raw.breaker
-        : { failureThreshold: raw.breaker.failures, openMs: raw.breaker.open, factor: raw.breaker.factor, maxOpenMs: raw.breaker.maxOpen },
+        : {
+            failureThreshold: raw.breaker.failureThreshold ?? raw.breaker.failures,
+            openMs: raw.breaker.openMs ?? raw.breaker.open,
+            factor: raw.breaker.factor,
+            maxOpenMs: raw.breaker.maxOpenMs ?? raw.breaker.maxOpen,
+          },
     naming: {
       separator: raw.naming?.separator ?? DEFAULT_SEPARATOR,
       maxNameLength: raw.naming?.maxNameLength ?? DEFAULT_MAX_NAME_LENGTH,
@@ -170,8 +175,11 @@ function normalizeServer(name: string, server: RawServer, path: ConfigPath, oute
   }
 
   const startupTimeoutMs =
-    server.startupTimeout ?? server.startup_timeout_ms ?? (server.startup_timeout_sec === undefined ? undefined : Math.round(server.startup_timeout_sec * 1000));
-  const timeoutMs = server.timeout ?? (server.tool_timeout_sec === undefined ? undefined : Math.round(server.tool_timeout_sec * 1000));
+    server.startupTimeoutMs ??
+    server.startupTimeout ??
+    server.startup_timeout_ms ??
+    (server.startup_timeout_sec === undefined ? undefined : Math.round(server.startup_timeout_sec * 1000));
+  const timeoutMs = server.timeoutMs ?? server.timeout ?? (server.tool_timeout_sec === undefined ? undefined : Math.round(server.tool_timeout_sec * 1000));
   const allow = [...(server.tools?.allow ?? []), ...(server.includeTools ?? []), ...(server.enabled_tools ?? [])];
   const deny = [...(server.tools?.deny ?? []), ...(server.excludeTools ?? []), ...(server.disabled_tools ?? [])];
   const base = {
