@@ -202,8 +202,8 @@ describe('the one-liners and config files', () => {
       const visit = (file: string): void => {
         if (files.has(file)) return;
         files.add(file);
-        // `from "./chunk.js"` and `import "./chunk.js"`; a dynamic `import("...")` is not followed.
-        for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/(?:\bfrom|^import)\s*"(\.[^"]+)"/gm)) {
+        // `from "./chunk.js"`, `import "./chunk.js"` (either quote); a dynamic `import("...")` is not followed.
+        for (const [, , specifier] of readFileSync(file, 'utf8').matchAll(/(?:\bfrom|^import)\s*(["'])(\.[^"']+)\1/gm)) {
           if (specifier !== undefined) visit(resolve(dirname(file), specifier));
         }
       };
