@@ -3,17 +3,10 @@ import { ChainError } from '../errors/chain-error.js';
 import { isLoopbackHost } from '../front/http/loopback-host.js';
 import { DEFAULT_DRAIN_MS } from '../front/default-drain-ms.js';
 import type { ServeFlags } from './serve-flags.js';
-import type { FrontPlan, ServePlan, ServerTarget, SessionPlan, UpstreamPlan } from './serve-plan.js';
+import type { FrontPlan, ServePlan, SessionPlan, UpstreamPlan } from './serve-plan.js';
 
-/** What a plan is built from besides the flags: a loaded config file, or a chain in front of one server. */
-export type PlanSource =
-  | { readonly kind: 'config'; readonly config: GatewayConfig }
-  | {
-      readonly kind: 'chain';
-      readonly chainFile?: string | undefined;
-      readonly server?: ServerTarget | undefined;
-      readonly shared: boolean;
-    };
+/** What a plan is built from besides the flags: a loaded config file, or a chain in front of one server (as the plan holds it). */
+export type PlanSource = { readonly kind: 'config'; readonly config: GatewayConfig } | Extract<UpstreamPlan, { kind: 'chain' }>;
 
 /** Where a plan reads what it does not take as an argument. */
 export interface PlanContext {
@@ -31,15 +24,7 @@ export interface PlanContext {
  */
 export function buildServePlan(source: PlanSource, flags: ServeFlags, context: PlanContext): ServePlan {
   const config = source.kind === 'config' ? source.config : undefined;
-  const upstream: UpstreamPlan =
-    source.kind === 'config'
-      ? { kind: 'gateway', config: source.config }
-      : {
-          kind: 'chain',
-          ...(source.chainFile === undefined ? {} : { chainFile: source.chainFile }),
-          ...(source.server === undefined ? {} : { server: source.server }),
-          shared: source.shared,
-        };
+  const upstream: UpstreamPlan = source.kind === 'config' ? { kind: 'gateway', config: source.config } : source;
   return {
     upstream,
     session: sessionPlan(config, flags, context.version),
